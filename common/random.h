@@ -1,0 +1,31 @@
+// A small, fast, portable pseudo-random generator (xoshiro256**, seeded through
+// splitmix64). Unlike <random> distributions, its outputs are identical on every
+// platform and standard library, so a seed always gives the same trace bytes.
+// Not thread-safe: one instance per thread or per stream.
+#pragma once
+
+#include <cstdint>
+
+namespace sparseflash {
+
+class Random {
+ public:
+  explicit Random(uint64_t seed);
+
+  uint64_t Next();
+  // Uniform in [0, 1) with 53 bits of precision.
+  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+  // Uniform integer in [0, n), n > 0.
+  uint32_t Below(uint32_t n) {
+    return static_cast<uint32_t>((static_cast<__uint128_t>(Next() >> 32) * n) >> 32);
+  }
+  bool Bernoulli(double p) { return Uniform() < p; }
+
+ private:
+  uint64_t s_[4];
+};
+
+// Mixes several values into one seed (for per-layer / per-expert streams).
+uint64_t MixSeed(uint64_t a, uint64_t b);
+
+}  // namespace sparseflash

@@ -1,0 +1,144 @@
+#include "devices/device_catalog.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+
+#include "common/embedded_file.h"
+#include "common/textproto.h"
+#include "devices/device.pb.h"
+#include "google/protobuf/text_format.h"
+
+namespace sparseflash {
+
+extern const EmbeddedFile kDeviceFiles[];
+extern const int kDeviceFiles_count;
+
+namespace {
+
+constexpr double kMega = 1e6, kGiga = 1e9;
+
+DeviceProfile FromProto(const proto::DeviceProfile& d) {
+  DeviceProfile out;
+  out.name = d.name();
+  out.description = d.description();
+  out.soc = d.soc();
+  out.measured_on = d.measured_on();
+  out.sources = d.sources();
+  const proto::FlashProfile& f = d.flash();
+  out.flash.interface = f.interface();
+  out.flash.command_queue_depth = f.command_queue_depth();
+  out.flash.command_queues = std::max(1, f.command_queues());
+  out.flash.multi_issuer_penalty = f.multi_issuer_penalty();
+  out.flash.source = f.source();
+  for (const proto::FlashPoint& p : f.points()) {
+    out.flash.points.push_back({p.request_bytes(), p.queue_depth(), p.sequential(),
+                                p.range_bytes(), p.core_class(), p.throughput_mb_s() * kMega,
+                                p.source()});
+  }
+  for (const proto::CoreClass& c : d.cores()) {
+    out.cores.push_back(
+        {c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga, c.source()});
+  }
+  const proto::Dram& m = d.dram();
+  out.dram = {m.capacity_bytes(), m.app_available_bytes(), m.cpu_gb_s() * kGiga,
+              m.npu_gb_s() * kGiga, m.combined_gb_s() * kGiga, m.rewrite_gb_s() * kGiga,
+              m.source()};
+  out.npu = {d.npu().present(), d.npu().dense_tops() * 1e12, d.npu().launch_overhead_us() * 1e3,
+             d.npu().source()};
+  return out;
+}
+
+proto::DeviceProfile ToProto(const DeviceProfile& d) {
+  proto::DeviceProfile out;
+  out.set_name(d.name);
+  out.set_description(d.description);
+  out.set_soc(d.soc);
+  out.set_measured_on(d.measured_on);
+  out.set_sources(d.sources);
+  proto::FlashProfile* f = out.mutable_flash();
+  f->set_interface(d.flash.interface);
+  f->set_command_queue_depth(d.flash.command_queue_depth);
+  f->set_command_queues(d.flash.command_queues);
+  f->set_multi_issuer_penalty(d.flash.multi_issuer_penalty);
+  f->set_source(d.flash.source);
+  for (const FlashPoint& p : d.flash.points) {
+    proto::FlashPoint* q = f->add_points();
+    q->set_request_bytes(p.request_bytes);
+    q->set_queue_depth(p.queue_depth);
+    q->set_sequential(p.sequential);
+    q->set_range_bytes(p.range_bytes);
+    q->set_core_class(p.core_class);
+    q->set_throughput_mb_s(p.throughput_bytes_per_s / kMega);
+    q->set_source(p.source);
+  }
+  for (const CoreClassSpec& c : d.cores) {
+    proto::CoreClass* q = out.add_cores();
+    q->set_name(c.name);
+    q->set_count(c.count);
+    q->set_ghz(c.ghz);
+    q->set_io_issue_factor(c.io_issue_factor);
+    q->set_gemv_gb_s(c.gemv_bytes_per_s / kGiga);
+    q->set_source(c.source);
+  }
+  proto::Dram* m = out.mutable_dram();
+  m->set_capacity_bytes(d.dram.capacity_bytes);
+  m->set_app_available_bytes(d.dram.app_available_bytes);
+  m->set_cpu_gb_s(d.dram.cpu_bytes_per_s / kGiga);
+  m->set_npu_gb_s(d.dram.npu_bytes_per_s / kGiga);
+  m->set_combined_gb_s(d.dram.combined_bytes_per_s / kGiga);
+  m->set_rewrite_gb_s(d.dram.rewrite_bytes_per_s / kGiga);
+  m->set_source(d.dram.source);
+  proto::Npu* n = out.mutable_npu();
+  n->set_present(d.npu.present);
+  n->set_dense_tops(d.npu.dense_ops_per_s / 1e12);
+  n->set_launch_overhead_us(d.npu.launch_overhead_ns / 1e3);
+  n->set_source(d.npu.source);
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceProfile> ParseDeviceProfile(const std::string& text,
+                                                 const std::string& origin) {
+  proto::DeviceProfile proto;
+  if (absl::Status s = ParseTextProto(text, origin, &proto); !s.ok()) return s;
+  DeviceProfile profile = FromProto(proto);
+  if (absl::Status s = profile.Validate(origin); !s.ok()) return s;
+  return profile;
+}
+
+const NamedCatalog<DeviceProfile>& BuiltinDevices() {
+  static const auto* catalog = [] {
+    auto* c = new NamedCatalog<DeviceProfile>("device");
+    for (int i = 0; i < kDeviceFiles_count; ++i) {
+      absl::StatusOr<DeviceProfile> d = ParseDeviceProfile(kDeviceFiles[i].contents,
+                                                           kDeviceFiles[i].name);
+      if (!d.ok()) {
+        std::fprintf(stderr, "built-in device catalog is broken: %s\n",
+                     std::string(d.status().message()).c_str());
+        std::abort();
+      }
+      c->Add(*std::move(d));
+    }
+    return c;
+  }();
+  return *catalog;
+}
+
+absl::StatusOr<DeviceProfile> LoadDevice(const std::string& name_or_path) {
+  if (name_or_path.ends_with(".textproto") || std::filesystem::exists(name_or_path)) {
+    std::string text;
+    if (absl::Status s = ReadFileToString(name_or_path, &text); !s.ok()) return s;
+    return ParseDeviceProfile(text, name_or_path);
+  }
+  return BuiltinDevices().Find(name_or_path);
+}
+
+std::string DeviceProfileToText(const DeviceProfile& profile) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(ToProto(profile), &text);
+  return text;
+}
+
+}  // namespace sparseflash

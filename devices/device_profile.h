@@ -1,0 +1,76 @@
+// Plain C++ view of a device profile (devices/device.proto): flash curve points,
+// CPU core classes, DRAM ceilings and the NPU. Converted once from the protobuf at
+// the edge and validated; value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+
+namespace sparseflash {
+
+struct FlashPoint {
+  int64_t request_bytes = 0;
+  int queue_depth = 0;      // 0 = not stated
+  bool sequential = false;
+  int64_t range_bytes = 0;  // 0 = large (GB-scale)
+  std::string core_class;   // "" = not stated
+  double throughput_bytes_per_s = 0;
+  std::string source;
+};
+
+struct FlashSpec {
+  std::string interface;
+  std::vector<FlashPoint> points;
+  int command_queue_depth = 32;
+  int command_queues = 1;
+  double multi_issuer_penalty = 0;
+  std::string source;
+};
+
+struct CoreClassSpec {
+  std::string name;
+  int count = 0;
+  double ghz = 0;
+  double io_issue_factor = 1;
+  double gemv_bytes_per_s = 0;
+  std::string source;
+};
+
+struct DramSpec {
+  int64_t capacity_bytes = 0;
+  int64_t app_available_bytes = 0;
+  double cpu_bytes_per_s = 0;
+  double npu_bytes_per_s = 0;
+  double combined_bytes_per_s = 0;
+  double rewrite_bytes_per_s = 0;
+  std::string source;
+};
+
+struct NpuSpec {
+  bool present = false;
+  double dense_ops_per_s = 0;
+  double launch_overhead_ns = 0;
+  std::string source;
+};
+
+struct DeviceProfile {
+  std::string name;
+  std::string description;
+  std::string soc;
+  FlashSpec flash;
+  std::vector<CoreClassSpec> cores;
+  DramSpec dram;
+  NpuSpec npu;
+  std::string measured_on;
+  std::string sources;
+
+  int total_cores() const;
+  const CoreClassSpec* FindCoreClass(const std::string& name) const;
+  // Checks every field a simulation relies on; errors name `origin` and the field.
+  absl::Status Validate(const std::string& origin) const;
+};
+
+}  // namespace sparseflash

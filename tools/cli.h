@@ -1,0 +1,32 @@
+// Shared plumbing of the sparseflash command line: every command registers its
+// options on a CLI11 subcommand and sets the action to run after parsing. An
+// action returns the process exit code; errors are printed by ReportError.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "absl/status/status.h"
+
+namespace sparseflash::cli {
+
+using Action = std::function<int()>;
+
+// Where the parsed subcommand stores what to run.
+struct Dispatch {
+  Action action;
+};
+
+// Prints "sparseflash: <message>" to stderr and returns exit code 1 (2 for bad usage).
+int ReportError(const absl::Status& status);
+
+// Progress line on stderr ("\r" on a terminal, periodic lines otherwise).
+void Progress(const std::string& what, uint64_t done, uint64_t total);
+
+void AddTraceCommands(CLI::App& app, Dispatch& dispatch);
+void AddModelCommands(CLI::App& app, Dispatch& dispatch);
+void AddDeviceCommands(CLI::App& app, Dispatch& dispatch);
+void AddDemoCommand(CLI::App& app, Dispatch& dispatch);
+
+}  // namespace sparseflash::cli

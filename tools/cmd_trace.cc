@@ -1,0 +1,173 @@
+// sparseflash trace gen|stats|import|export.
+#include <fstream>
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "common/textproto.h"
+#include "tools/cli.h"
+#include "traces/generator.h"
+#include "traces/model.pb.h"
+#include "traces/model_catalog.h"
+#include "traces/npy_import.h"
+#include "traces/text_format.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_stats.h"
+
+namespace sparseflash::cli {
+namespace {
+
+struct GenArgs {
+  std::string model = "turbosparse-mistral-7b";
+  std::string profile;
+  std::string out;
+  uint64_t tokens = 256;
+  uint64_t seed = 1;
+  double persistence = -1, coactivation = -1, predicted_ratio = -1;
+  bool force = false;
+};
+
+// --profile: another catalog model's generator profile.
+absl::Status ApplyProfile(const GenArgs& a, ModelSpec* model) {
+  if (!a.profile.empty()) {
+    absl::StatusOr<ModelSpec> other = LoadModel(a.profile);
+    if (!other.ok()) return other.status();
+    if (other->layers != model->layers) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "profile of '", a.profile, "' has ", other->layers, " layers; model '", model->name,
+          "' has ", model->layers));
+    }
+    model->generator = other->generator;
+  }
+  GeneratorProfile& g = model->generator;
+  if (a.persistence >= 0) g.persistence = a.persistence;
+  if (a.coactivation >= 0) g.coactivation = a.coactivation;
+  if (a.predicted_ratio >= 0) g.predicted_ratio = a.predicted_ratio;
+  return g.Validate(model->layers);
+}
+
+int RunGen(const GenArgs& a) {
+  absl::StatusOr<ModelSpec> model = LoadModel(a.model);
+  if (!model.ok()) return ReportError(model.status());
+  if (absl::Status s = ApplyProfile(a, &*model); !s.ok()) return ReportError(s);
+  GeneratorOptions options{.seed = a.seed, .tokens = a.tokens};
+  absl::Status s = WriteGeneratedTrace(
+      *model, options, a.out, [&](uint64_t done) { Progress("trace gen", done, a.tokens); },
+      a.force);
+  if (!s.ok()) return ReportError(s);
+  std::fprintf(stderr, "wrote %s: %llu tokens of %s (profile %s, seed %llu)\n", a.out.c_str(),
+               static_cast<unsigned long long>(a.tokens), model->name.c_str(),
+               model->generator.name.c_str(), static_cast<unsigned long long>(a.seed));
+  return 0;
+}
+
+int RunStats(const std::string& path, bool json) {
+  absl::StatusOr<TraceStats> stats = ComputeTraceStats(path);
+  if (!stats.ok()) return ReportError(stats.status());
+  if (json) {
+    std::cout << stats->ToJson().dump(2) << "\n";
+  } else {
+    std::cout << stats->ToText();
+  }
+  return 0;
+}
+
+struct ImportArgs {
+  std::string model;
+  std::string text;
+  std::vector<std::string> npy;
+  std::string out;
+  std::string inputs;
+};
+
+int RunImport(const ImportArgs& a) {
+  absl::StatusOr<ModelSpec> model = LoadModel(a.model);
+  if (!model.ok()) return ReportError(model.status());
+  TraceProvenance provenance;
+  provenance.inputs = a.inputs;
+  provenance.tool = "sparseflash trace import";
+  absl::Status s;
+  if (!a.text.empty()) {
+    provenance.recorded_from = a.text;
+    s = ImportTextTrace(a.text, ShapeOf(*model), provenance, a.out);
+  } else if (!a.npy.empty()) {
+    provenance.recorded_from = a.npy[0];
+    s = ImportNpyMasks(a.npy, ShapeOf(*model), provenance, a.out);
+  } else {
+    s = absl::InvalidArgumentError("give --text FILE or --npy FILES (one per layer)");
+  }
+  if (!s.ok()) return ReportError(s);
+  std::fprintf(stderr, "wrote %s\n", a.out.c_str());
+  return 0;
+}
+
+int RunExport(const std::string& path, const std::string& out) {
+  absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
+  if (!reader.ok()) return ReportError(reader.status());
+  std::ofstream file;
+  if (!out.empty()) {
+    file.open(out);
+    if (!file) return ReportError(absl::PermissionDeniedError(absl::StrCat(out, ": cannot create")));
+  }
+  absl::Status s = ExportTextTrace(**reader, out.empty() ? std::cout : file);
+  return s.ok() ? 0 : ReportError(s);
+}
+
+}  // namespace
+
+void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
+  CLI::App* trace = app.add_subcommand("trace", "Generate, inspect, import and export activation traces");
+  trace->require_subcommand(1);
+
+  auto gen_args = std::make_shared<GenArgs>();
+  CLI::App* gen = trace->add_subcommand(
+      "gen", "Generate a synthetic trace calibrated to the model's published statistics");
+  gen->add_option("--model", gen_args->model, "Catalog model name or model .textproto")
+      ->capture_default_str();
+  gen->add_option("--tokens", gen_args->tokens, "Tokens to generate")->capture_default_str();
+  gen->add_option("--seed", gen_args->seed, "Random seed (same seed, same bytes)")
+      ->capture_default_str();
+  gen->add_option("--out", gen_args->out, "Output trace file")->required();
+  gen->add_option("--profile", gen_args->profile,
+                  "Use another catalog model's generator profile (same layer count)");
+  gen->add_option("--persistence", gen_args->persistence,
+                  "Override the lag-1 persistence of each neuron (0..1)");
+  gen->add_option("--coactivation", gen_args->coactivation,
+                  "Override the friend-group co-activation (0..1)");
+  gen->add_option("--predicted-ratio", gen_args->predicted_ratio,
+                  "Override predicted set / true set (0 = no predictor sets)");
+  gen->add_flag("--force", gen_args->force, "Replace an existing output file");
+  gen->callback([&dispatch, gen_args] { dispatch.action = [gen_args] { return RunGen(*gen_args); }; });
+
+  auto stats_path = std::make_shared<std::string>();
+  auto stats_json = std::make_shared<bool>(false);
+  CLI::App* stats = trace->add_subcommand(
+      "stats", "Per-layer and overall statistics: active ratio, skew, reuse, window, LRU");
+  stats->add_option("file", *stats_path, "Trace file")->required();
+  stats->add_flag("--json", *stats_json, "Print one JSON object");
+  stats->callback([&dispatch, stats_path, stats_json] {
+    dispatch.action = [=] { return RunStats(*stats_path, *stats_json); };
+  });
+
+  auto imp = std::make_shared<ImportArgs>();
+  CLI::App* import = trace->add_subcommand(
+      "import", "Convert a text id list (A/P/G lines) or per-layer .npy masks into a trace");
+  import->add_option("--model", imp->model, "Catalog model the trace belongs to")->required();
+  import->add_option("--text", imp->text, "Text file: 'A <token> <layer> <ids...>' lines");
+  import->add_option("--npy", imp->npy, "One .npy mask per layer (tokens x neurons)");
+  import->add_option("--inputs", imp->inputs, "Description of the inputs (prompt set)");
+  import->add_option("--out", imp->out, "Output trace file")->required();
+  import->callback([&dispatch, imp] { dispatch.action = [imp] { return RunImport(*imp); }; });
+
+  auto exp_in = std::make_shared<std::string>();
+  auto exp_out = std::make_shared<std::string>();
+  auto exp_text = std::make_shared<bool>(true);
+  CLI::App* exp = trace->add_subcommand("export", "Write a trace as text (A/P/G lines)");
+  exp->add_option("file", *exp_in, "Trace file")->required();
+  exp->add_flag("--text", *exp_text, "Text output (the only format; default)");
+  exp->add_option("--out", *exp_out, "Output file (default: stdout)");
+  exp->callback([&dispatch, exp_in, exp_out] {
+    dispatch.action = [=] { return RunExport(*exp_in, *exp_out); };
+  });
+}
+
+}  // namespace sparseflash::cli

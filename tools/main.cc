@@ -1,0 +1,24 @@
+// sparseflash: how fast will a sparse LLM decode when its FFN neurons are read
+// from flash, and which cache, policy, layout and pipeline make it fastest.
+#include <cstdio>
+
+#include "tools/cli.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "sparseflash: simulate and measure LLM inference with FFN neurons offloaded to flash.\n"
+      "Run 'sparseflash demo' for the built-in example, or 'sparseflash <command> --help'."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "sparseflash 0.1.0");
+  sparseflash::cli::Dispatch dispatch;
+  sparseflash::cli::AddDemoCommand(app, dispatch);
+  sparseflash::cli::AddTraceCommands(app, dispatch);
+  sparseflash::cli::AddModelCommands(app, dispatch);
+  sparseflash::cli::AddDeviceCommands(app, dispatch);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return dispatch.action ? dispatch.action() : 0;
+}

@@ -1,0 +1,116 @@
+#include "traces/generator.h"
+
+#include "absl/strings/str_cat.h"
+#include "traces/skew.h"
+#include "traces/trace_writer.h"
+
+namespace sparseflash {
+
+TraceModelShape ShapeOf(const ModelSpec& model) {
+  return {model.name, model.layers, model.d_ffn, model.experts, model.top_k,
+          model.ffn_type == FfnType::kGated};
+}
+
+TraceGenerator::~TraceGenerator() = default;
+
+TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& options)
+    : model_(model), options_(options) {
+  const GeneratorProfile& g = model.generator;
+  header_.model = ShapeOf(model);
+  header_.tokens = options.tokens;
+  header_.has_predicted = options.with_predicted && g.predicted_ratio > 0;
+  header_.has_gate_only = model.ffn_type == FfnType::kGated && g.gate_only_ratio > 0;
+  header_.provenance.generator = g.name;
+  header_.provenance.seed = options.seed;
+  header_.provenance.tool = "sparseflash trace gen";
+  header_.provenance.parameters = {
+      {"persistence", absl::StrCat(g.persistence)},
+      {"persistence_spread", absl::StrCat(g.persistence_spread)},
+      {"coactivation", absl::StrCat(g.coactivation)},
+      {"predicted_ratio", absl::StrCat(g.predicted_ratio)},
+      {"predictor_recall", absl::StrCat(g.predictor_recall)},
+      {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
+      {"expert_persistence", absl::StrCat(g.expert_persistence)},
+      {"sources", g.sources}};
+  for (int l = 0; l < model.layers; ++l) {
+    for (int e = 0; e < model.experts; ++e) {
+      uint64_t seed = MixSeed(options.seed, uint64_t(l) * 1024 + e);
+      streams_.push_back(std::make_unique<NeuronStream>(StreamParams(l, seed), seed));
+    }
+    if (model.is_moe()) {
+      routers_.push_back(std::make_unique<ExpertRouter>(
+          model.experts, model.top_k, g.expert_popularity_skew, g.expert_persistence,
+          MixSeed(options.seed, 0x5eed0000 + l)));
+    }
+  }
+}
+
+NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t seed) const {
+  const GeneratorProfile& g = model_.generator;
+  const int n = model_.d_ffn;
+  const double ratio = g.layer_active_ratio[layer];
+  std::vector<double> by_rank =
+      g.layer_skew.empty() ? PropensitiesPowerLaw(n, ratio, g.top80_share)
+                           : PropensitiesFromAnchors(n, ratio, g.layer_skew[layer]);
+  // Hot neurons are scattered over the index space by a per-stream permutation.
+  Random rng(MixSeed(seed, 0xa11ce));
+  std::vector<uint32_t> order(n);
+  for (int i = 0; i < n; ++i) order[i] = i;
+  for (int i = n - 1; i > 0; --i) std::swap(order[i], order[rng.Below(i + 1)]);
+  NeuronStreamParams p;
+  p.propensity.resize(n);
+  for (int r = 0; r < n; ++r) p.propensity[order[r]] = by_rank[r];
+  p.persistence = g.persistence;
+  p.persistence_spread = g.persistence_spread;
+  p.coactivation = g.coactivation;
+  p.group_size = g.coactivation_group;
+  p.predicted_ratio = header_.has_predicted ? g.predicted_ratio : 0;
+  p.recall = g.predictor_recall;
+  p.gate_only_ratio = header_.has_gate_only ? g.gate_only_ratio : 0;
+  return p;
+}
+
+bool TraceGenerator::Next(TokenActivations* token) {
+  if (next_token_ >= options_.tokens) return false;
+  token->token = next_token_++;
+  token->layers.resize(model_.layers);
+  for (int l = 0; l < model_.layers; ++l) {
+    LayerActivations& layer = token->layers[l];
+    layer.layer = l;
+    if (!model_.is_moe()) {
+      layer.experts.resize(1);
+      layer.experts[0].expert = 0;
+      streams_[l]->Step(&layer.experts[0]);
+      continue;
+    }
+    const std::vector<uint32_t>& chosen = routers_[l]->Next();
+    layer.experts.resize(chosen.size());
+    for (size_t i = 0; i < chosen.size(); ++i) {
+      layer.experts[i].expert = chosen[i];
+      streams_[l * model_.experts + chosen[i]]->Step(&layer.experts[i]);
+    }
+  }
+  return true;
+}
+
+}  // namespace sparseflash
+
+namespace sparseflash {
+
+absl::Status WriteGeneratedTrace(const ModelSpec& model, const GeneratorOptions& options,
+                                 const std::string& path,
+                                 const std::function<void(uint64_t)>& progress, bool overwrite) {
+  TraceGenerator generator(model, options);
+  absl::StatusOr<std::unique_ptr<TraceWriter>> writer =
+      TraceWriter::Create(path, generator.header(), {.overwrite = overwrite});
+  if (!writer.ok()) return writer.status();
+  TokenActivations token;
+  while (generator.Next(&token)) {
+    if (absl::Status s = (*writer)->Append(token); !s.ok()) return s;
+    if (progress && (token.token + 1) % 16 == 0) progress(token.token + 1);
+  }
+  if (progress) progress(options.tokens);
+  return (*writer)->Finish();
+}
+
+}  // namespace sparseflash

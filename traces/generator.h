@@ -1,0 +1,64 @@
+// Synthetic activation traces calibrated to published statistics: per-layer
+// active ratio and hot-neuron skew, temporal reuse, co-activation, predictor
+// errors, gate-only neurons and MoE routing (see reference/models.md section 5).
+// Generates one token at a time so traces of any length stream to disk.
+// Deterministic: the same model, profile and seed give the same tokens.
+// Not thread-safe.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include <vector>
+
+#include "traces/activation.h"
+#include "traces/expert_router.h"
+#include "traces/model_spec.h"
+#include "traces/neuron_stream.h"
+
+namespace sparseflash {
+
+struct GeneratorOptions {
+  uint64_t seed = 1;
+  uint64_t tokens = 256;
+  bool with_predicted = true;  // record predicted sets when the profile has a predictor
+};
+
+class TraceGenerator {
+ public:
+  // `model.generator` is the profile; it must be valid for the model.
+  TraceGenerator(const ModelSpec& model, const GeneratorOptions& options);
+  ~TraceGenerator();
+
+  const TraceHeader& header() const { return header_; }
+  // Fills the next token; returns false once options.tokens have been produced.
+  bool Next(TokenActivations* token);
+
+ private:
+  NeuronStreamParams StreamParams(int layer, uint64_t seed) const;
+
+  ModelSpec model_;
+  GeneratorOptions options_;
+  TraceHeader header_;
+  uint64_t next_token_ = 0;
+  std::vector<std::unique_ptr<NeuronStream>> streams_;  // [layer * experts + expert]
+  std::vector<std::unique_ptr<ExpertRouter>> routers_;  // per layer (MoE only)
+};
+
+// The trace shape a model implies.
+TraceModelShape ShapeOf(const ModelSpec& model);
+
+}  // namespace sparseflash
+
+namespace sparseflash {
+
+// Generates `options.tokens` tokens of `model` into the trace file `path`,
+// calling `progress(tokens_done)` now and then.
+absl::Status WriteGeneratedTrace(const ModelSpec& model, const GeneratorOptions& options,
+                                 const std::string& path,
+                                 const std::function<void(uint64_t)>& progress = {},
+                                 bool overwrite = true);
+
+}  // namespace sparseflash

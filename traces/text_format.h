@@ -1,0 +1,27 @@
+// Plain-text activation traces, the format of the real model's golden files:
+//   A <token> <layer>[:<expert>] <id> <id> ...   active neurons
+//   P <token> <layer>[:<expert>] <id> ...        predicted set (optional)
+//   G <token> <layer>[:<expert>] <id> ...        gate-only neurons (optional)
+//   T <token> <input> <next>                     token ids (ignored on import)
+//   # comment
+// Lines of one token are contiguous; tokens are 0, 1, 2, ... Import streams the
+// text into a binary trace; export streams a binary trace out as text.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "traces/activation.h"
+#include "traces/trace_reader.h"
+
+namespace sparseflash {
+
+// Converts text file `in_path` to binary trace `out_path` for a model of `shape`.
+absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& shape,
+                             const TraceProvenance& provenance, const std::string& out_path);
+
+// Writes every token of `reader` as text.
+absl::Status ExportTextTrace(TraceReader& reader, std::ostream& out);
+
+}  // namespace sparseflash

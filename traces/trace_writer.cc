@@ -1,0 +1,153 @@
+#include "traces/trace_writer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "traces/trace_format.h"
+#include "zstd.h"
+
+namespace sparseflash {
+namespace {
+
+void AppendDeltas(const std::vector<uint32_t>& ids,
+                  google::protobuf::RepeatedField<uint32_t>* out) {
+  out->Reserve(static_cast<int>(ids.size()));
+  uint32_t prev = 0;
+  for (uint32_t id : ids) {
+    out->AddAlreadyReserved(id - prev);
+    prev = id;
+  }
+}
+
+void AppendVarint32(uint32_t v, std::string* out) {
+  while (v >= 0x80) {
+    out->push_back(static_cast<char>(v | 0x80));
+    v >>= 7;
+  }
+  out->push_back(static_cast<char>(v));
+}
+
+void AppendU32(uint32_t v, std::string* out) { out->append(reinterpret_cast<char*>(&v), 4); }
+
+void ToRecord(const TokenActivations& token, proto::TokenRecord* record) {
+  record->Clear();
+  record->set_token(token.token);
+  for (const LayerActivations& layer : token.layers) {
+    proto::LayerActivation* l = record->add_layers();
+    l->set_layer(layer.layer);
+    for (const NeuronSet& set : layer.experts) {
+      proto::ExpertActivation* e = l->add_experts();
+      e->set_expert(set.expert);
+      AppendDeltas(set.active, e->mutable_active_delta());
+      AppendDeltas(set.predicted, e->mutable_predicted_delta());
+      AppendDeltas(set.gate_only, e->mutable_gate_only_delta());
+    }
+  }
+}
+
+}  // namespace
+
+TraceWriter::TraceWriter(std::string path, std::string tmp_path, FILE* file,
+                         TraceHeader header, TraceWriterOptions options)
+    : path_(std::move(path)), tmp_path_(std::move(tmp_path)), file_(file),
+      header_(std::move(header)), options_(options) {}
+
+TraceWriter::~TraceWriter() {
+  if (file_ != nullptr) std::fclose(file_);
+  if (!finished_) std::remove(tmp_path_.c_str());
+}
+
+absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(
+    const std::string& path, const TraceHeader& header, const TraceWriterOptions& options) {
+  if (!options.overwrite && std::filesystem::exists(path)) {
+    return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
+  }
+  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
+  FILE* file = std::fopen(tmp.c_str(), "wb");
+  if (file == nullptr) {
+    return absl::PermissionDeniedError(
+        absl::StrCat(path, ": cannot create trace file: ", std::strerror(errno)));
+  }
+  std::unique_ptr<TraceWriter> writer(new TraceWriter(path, tmp, file, header, options));
+  writer->header_.tokens = trace_format::kUnfinishedTokens;
+  if (absl::Status s = writer->WriteHeader(); !s.ok()) return s;
+  return writer;
+}
+
+absl::Status TraceWriter::IoError(const std::string& what) const {
+  return absl::DataLossError(
+      absl::StrCat(path_, ": ", what, " failed: ", std::strerror(errno)));
+}
+
+absl::Status TraceWriter::WriteHeader() {
+  proto::TraceHeader header;
+  trace_format::HeaderToProto(header_, &header);
+  std::string bytes(trace_format::kMagic, sizeof(trace_format::kMagic));
+  AppendU32(trace_format::kVersion, &bytes);
+  std::string body = header.SerializeAsString();
+  AppendU32(static_cast<uint32_t>(body.size()), &bytes);
+  bytes += body;
+  if (std::fseek(file_, 0, SEEK_SET) != 0 ||
+      std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
+    return IoError("writing the header");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TraceWriter::Append(const TokenActivations& token) {
+  if (token.token != tokens_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path_, ": token ", token.token, " appended where token ", tokens_, " was expected"));
+  }
+  ToRecord(token, &record_);
+  AppendVarint32(static_cast<uint32_t>(record_.ByteSizeLong()), &raw_);
+  record_.AppendToString(&raw_);
+  ++tokens_;
+  if (raw_.size() >= trace_format::kTargetFrameBytes) return FlushFrame();
+  return absl::OkStatus();
+}
+
+absl::Status TraceWriter::FlushFrame() {
+  if (raw_.empty()) return absl::OkStatus();
+  compressed_.resize(ZSTD_compressBound(raw_.size()));
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options_.zstd_level);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
+  size_t n = ZSTD_compress2(cctx, compressed_.data(), compressed_.size(), raw_.data(),
+                            raw_.size());
+  ZSTD_freeCCtx(cctx);
+  if (ZSTD_isError(n)) {
+    return absl::InternalError(absl::StrCat(path_, ": zstd: ", ZSTD_getErrorName(n)));
+  }
+  std::string frame_header;
+  AppendU32(static_cast<uint32_t>(n), &frame_header);
+  AppendU32(static_cast<uint32_t>(raw_.size()), &frame_header);
+  if (std::fwrite(frame_header.data(), 1, 8, file_) != 8 ||
+      std::fwrite(compressed_.data(), 1, n, file_) != n) {
+    return IoError("writing a frame");
+  }
+  raw_.clear();
+  return absl::OkStatus();
+}
+
+absl::Status TraceWriter::Finish() {
+  if (absl::Status s = FlushFrame(); !s.ok()) return s;
+  header_.tokens = tokens_;
+  if (absl::Status s = WriteHeader(); !s.ok()) return s;
+  if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) return IoError("flushing");
+  if (std::fclose(file_) != 0) {
+    file_ = nullptr;
+    return IoError("closing");
+  }
+  file_ = nullptr;
+  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) return IoError("renaming into place");
+  finished_ = true;
+  return absl::OkStatus();
+}
+
+}  // namespace sparseflash

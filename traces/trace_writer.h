@@ -1,0 +1,57 @@
+// Streams an activation trace to a file: records are delta-encoded, grouped into
+// zstd frames of about 256 KiB and written as they fill, so memory stays bounded
+// whatever the trace length. The file appears under its name only after Finish()
+// succeeds (it is written beside it and renamed), so an interrupted writer never
+// leaves a half-written trace in place of a good one. Not thread-safe.
+#pragma once
+
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "traces/activation.h"
+#include "traces/trace.pb.h"
+
+namespace sparseflash {
+
+struct TraceWriterOptions {
+  int zstd_level = 3;  // zstd compression level (1 fastest .. 19 smallest)
+  bool overwrite = true;  // replace an existing file at Finish()
+};
+
+class TraceWriter {
+ public:
+  static absl::StatusOr<std::unique_ptr<TraceWriter>> Create(
+      const std::string& path, const TraceHeader& header,
+      const TraceWriterOptions& options = {});
+  ~TraceWriter();  // an unfinished writer removes its temporary file
+
+  // Appends the next token; its `token` field must equal the number already written.
+  absl::Status Append(const TokenActivations& token);
+  // Flushes, records the token count in the header and moves the file into place.
+  absl::Status Finish();
+
+  uint64_t tokens_written() const { return tokens_; }
+
+ private:
+  TraceWriter(std::string path, std::string tmp_path, FILE* file, TraceHeader header,
+              TraceWriterOptions options);
+  absl::Status FlushFrame();
+  absl::Status WriteHeader();
+  absl::Status IoError(const std::string& what) const;
+
+  std::string path_;
+  std::string tmp_path_;
+  FILE* file_;
+  TraceHeader header_;
+  TraceWriterOptions options_;
+  uint64_t tokens_ = 0;
+  std::string raw_;         // records of the frame being filled
+  std::string compressed_;  // scratch for the zstd output
+  proto::TokenRecord record_;
+  bool finished_ = false;
+};
+
+}  // namespace sparseflash
