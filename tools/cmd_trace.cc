@@ -22,7 +22,7 @@ struct GenArgs {
   std::string out;
   uint64_t tokens = 256;
   uint64_t seed = 1;
-  double persistence = -1, coactivation = -1, predicted_ratio = -1;
+  double persistence = -1, persistence_cold = -1, coactivation = -1, predicted_ratio = -1;
   bool force = false;
 };
 
@@ -40,6 +40,7 @@ absl::Status ApplyProfile(const GenArgs& a, ModelSpec* model) {
   }
   GeneratorProfile& g = model->generator;
   if (a.persistence >= 0) g.persistence = a.persistence;
+  if (a.persistence_cold >= 0) g.persistence_cold = a.persistence_cold;
   if (a.coactivation >= 0) g.coactivation = a.coactivation;
   if (a.predicted_ratio >= 0) g.predicted_ratio = a.predicted_ratio;
   return g.Validate(model->layers);
@@ -131,6 +132,8 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
                   "Use another catalog model's generator profile (same layer count)");
   gen->add_option("--persistence", gen_args->persistence,
                   "Override the lag-1 persistence of each neuron (0..1)");
+  gen->add_option("--persistence-cold", gen_args->persistence_cold,
+                  "Override the persistence of the coldest neurons (0..1)");
   gen->add_option("--coactivation", gen_args->coactivation,
                   "Override the friend-group co-activation (0..1)");
   gen->add_option("--predicted-ratio", gen_args->predicted_ratio,

@@ -26,6 +26,7 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
   header_.provenance.parameters = {
       {"persistence", absl::StrCat(g.persistence)},
       {"persistence_spread", absl::StrCat(g.persistence_spread)},
+      {"persistence_cold", absl::StrCat(g.persistence_cold)},
       {"coactivation", absl::StrCat(g.coactivation)},
       {"predicted_ratio", absl::StrCat(g.predicted_ratio)},
       {"predictor_recall", absl::StrCat(g.predictor_recall)},
@@ -51,7 +52,7 @@ NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t seed) const 
   const double ratio = g.layer_active_ratio[layer];
   std::vector<double> by_rank =
       g.layer_skew.empty() ? PropensitiesPowerLaw(n, ratio, g.top80_share)
-                           : PropensitiesFromAnchors(n, ratio, g.layer_skew[layer]);
+                           : PropensitiesFromAnchors(n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
   // Hot neurons are scattered over the index space by a per-stream permutation.
   Random rng(MixSeed(seed, 0xa11ce));
   std::vector<uint32_t> order(n);
@@ -62,6 +63,7 @@ NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t seed) const 
   for (int r = 0; r < n; ++r) p.propensity[order[r]] = by_rank[r];
   p.persistence = g.persistence;
   p.persistence_spread = g.persistence_spread;
+  p.persistence_cold = g.persistence_cold;
   p.coactivation = g.coactivation;
   p.group_size = g.coactivation_group;
   p.predicted_ratio = header_.has_predicted ? g.predicted_ratio : 0;

@@ -49,6 +49,7 @@ GeneratorProfile FromProto(const proto::GeneratorProfile& g) {
   if (g.top80_share() > 0) out.top80_share = g.top80_share();
   out.persistence = g.persistence();
   out.persistence_spread = g.persistence_spread();
+  out.persistence_cold = g.persistence_cold();
   out.coactivation = g.coactivation();
   if (g.coactivation_group() > 0) out.coactivation_group = g.coactivation_group();
   out.predicted_ratio = g.predicted_ratio();

@@ -61,10 +61,10 @@ absl::Status GeneratorProfile::Validate(int layers) const {
           "generator profile '", name, "': layer_active_ratio ", r, " not in (0, 1]"));
     }
   }
-  if (!layer_skew.empty() && static_cast<int>(layer_skew.size()) != layers) {
+  if (layer_skew.size() > 1 && static_cast<int>(layer_skew.size()) != layers) {
     return absl::InvalidArgumentError(absl::StrCat(
         "generator profile '", name, "': layer_skew has ", layer_skew.size(),
-        " layers, the model has ", layers));
+        " entries; give one for all layers or one per layer (", layers, ")"));
   }
   if (!(persistence >= 0 && persistence < 1) || !(coactivation >= 0 && coactivation <= 1) ||
       !(predictor_recall > 0 && predictor_recall <= 1) || predicted_ratio < 0) {

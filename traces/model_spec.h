@@ -34,10 +34,12 @@ struct SkewAnchor {
 struct GeneratorProfile {
   std::string name;
   std::vector<double> layer_active_ratio;      // one per layer
-  std::vector<std::vector<SkewAnchor>> layer_skew;  // empty: power law from top80
+  // One per layer, or one for all layers; empty: power law from top80_share.
+  std::vector<std::vector<SkewAnchor>> layer_skew;
   double top80_share = 0.4;
   double persistence = 0.5;
   double persistence_spread = 0;
+  double persistence_cold = 0;  // 0 = same as persistence
   double coactivation = 0;
   int coactivation_group = 8;
   double predicted_ratio = 0;   // 0 = no predictor sets in the trace

@@ -23,14 +23,20 @@ NeuronStream::NeuronStream(NeuronStreamParams params, uint64_t seed)
   const double recall = p_.predicted_ratio > 0 ? p_.recall : 1.0;
   for (size_t i = 0; i < n; ++i) {
     double q = p_.propensity[i], e = envelope_[i];
-    double rho = std::clamp(
-        p_.persistence + p_.persistence_spread * (2 * rng_.Uniform() - 1), 0.0, 0.995);
+    const double cold = p_.persistence_cold > 0 ? p_.persistence_cold : p_.persistence;
+    double rho = std::clamp(p_.persistence + (cold - p_.persistence) * (1 - e) +
+                                p_.persistence_spread * (2 * rng_.Uniform() - 1),
+                            0.0, 0.995);
     stay_on_[i] = static_cast<float>(e + rho * (1 - e));
     turn_on_[i] = static_cast<float>(e * (1 - rho));
     in_keep_[i] = e > 0 ? static_cast<float>(std::min(1.0, q * recall / e)) : 0.f;
     out_fire_[i] = e < 1 ? static_cast<float>(std::min(1.0, q * (1 - recall) / (1 - e))) : 0.f;
-    gate_only_[i] = q < 1 ? static_cast<float>(std::min(1.0, p_.gate_only_ratio * q / (1 - q)))
-                          : 0.f;
+    // Expected gate-only count per neuron is gate_only_ratio * q, drawn among the
+    // neurons that can hold it: the envelope minus the active (with a predictor), or
+    // every inactive neuron (without).
+    double room = p_.predicted_ratio > 0 ? e - q * recall : 1 - q;
+    gate_only_[i] = room > 0 ? static_cast<float>(std::min(1.0, p_.gate_only_ratio * q / room))
+                             : 0.f;
     on_[i] = rng_.Uniform() < e;
   }
   group_draw_.resize((n + p_.group_size - 1) / std::max(1, p_.group_size));

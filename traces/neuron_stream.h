@@ -21,6 +21,7 @@ struct NeuronStreamParams {
   std::vector<double> propensity;  // true firing probability per neuron id
   double persistence = 0.5;
   double persistence_spread = 0;
+  double persistence_cold = 0;  // 0 = as persistence
   double coactivation = 0;
   int group_size = 8;
   double predicted_ratio = 0;   // 0: no predictor sets
