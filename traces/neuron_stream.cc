@@ -46,10 +46,13 @@ void NeuronStream::StepEnvelope() {
   for (float& g : group_draw_) g = static_cast<float>(rng_.Uniform());
   const size_t n = on_.size();
   const int group = std::max(1, p_.group_size);
+  const float coactivation = static_cast<float>(p_.coactivation);
   for (size_t i = 0; i < n; ++i) {
-    float u = (p_.coactivation > 0 && rng_.Uniform() < p_.coactivation)
-                  ? group_draw_[i / group]
-                  : static_cast<float>(rng_.Uniform());
+    // One 64-bit draw gives two 24-bit uniforms: follow the group, or draw alone.
+    const uint64_t r = rng_.Next();
+    const float pick = static_cast<float>(r & 0xffffff) * 0x1.0p-24f;
+    const float own = static_cast<float>(r >> 40) * 0x1.0p-24f;
+    const float u = pick < coactivation ? group_draw_[i / group] : own;
     on_[i] = u < (on_[i] ? stay_on_[i] : turn_on_[i]);
   }
 }

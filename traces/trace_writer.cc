@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
 #include "traces/trace_format.h"
 #include "zstd.h"
 
@@ -89,7 +90,14 @@ absl::Status TraceWriter::WriteHeader() {
   trace_format::HeaderToProto(header_, &header);
   std::string bytes(trace_format::kMagic, sizeof(trace_format::kMagic));
   AppendU32(trace_format::kVersion, &bytes);
-  std::string body = header.SerializeAsString();
+  std::string body;
+  {
+    // Deterministic: the provenance map must serialize the same way every time.
+    google::protobuf::io::StringOutputStream stream(&body);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    header.SerializeToCodedStream(&coded);
+  }
   AppendU32(static_cast<uint32_t>(body.size()), &bytes);
   bytes += body;
   if (std::fseek(file_, 0, SEEK_SET) != 0 ||

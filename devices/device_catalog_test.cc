@@ -1,0 +1,49 @@
+#include "devices/device_catalog.h"
+
+#include "gtest/gtest.h"
+
+namespace sparseflash {
+namespace {
+
+TEST(DeviceCatalog, HasThePaperDevices) {
+  for (const char* name : {"oneplus12", "oneplus-ace2", "m1max"}) {
+    absl::StatusOr<DeviceProfile> d = BuiltinDevices().Find(name);
+    ASSERT_TRUE(d.ok()) << name;
+    EXPECT_GE(d->flash.points.size(), 3u) << "flash must be a curve, not one number";
+    for (const FlashPoint& p : d->flash.points) EXPECT_FALSE(p.source.empty()) << name;
+  }
+}
+
+TEST(DeviceCatalog, OnePlus12CarriesPublishedNumbers) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  EXPECT_DOUBLE_EQ(d.dram.cpu_bytes_per_s, 43.9e9);
+  EXPECT_DOUBLE_EQ(d.dram.combined_bytes_per_s, 59.6e9);
+  EXPECT_EQ(d.dram.app_available_bytes, 19'000'000'000);
+  EXPECT_EQ(d.total_cores(), 8);
+  EXPECT_NEAR(d.FindCoreClass("little")->io_issue_factor, 0.708, 1e-9);
+}
+
+TEST(DeviceCatalog, TextRoundTrip) {
+  DeviceProfile d = *BuiltinDevices().Find("m1max");
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->flash.points.size(), d.flash.points.size());
+  EXPECT_NEAR(back->flash.points[3].throughput_bytes_per_s, d.flash.points[3].throughput_bytes_per_s, 1);
+}
+
+TEST(DeviceCatalog, BadProfileNamesField) {
+  absl::StatusOr<DeviceProfile> d = ParseDeviceProfile(
+      "name: \"x\" flash { points { request_bytes: 4096 throughput_mb_s: -1 } }", "bad.textproto");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("bad.textproto"), std::string::npos);
+  EXPECT_NE(d.status().message().find("flash.points[0].throughput_mb_s"), std::string::npos);
+}
+
+TEST(DeviceCatalog, UnknownDeviceListsKnown) {
+  absl::StatusOr<DeviceProfile> d = LoadDevice("pixel99");
+  ASSERT_FALSE(d.ok());
+  EXPECT_NE(d.status().message().find("oneplus12"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash

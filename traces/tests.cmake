@@ -1,0 +1,6 @@
+sf_test(traces_test
+  SOURCES array_lru_test.cc expert_router_test.cc model_catalog_test.cc skew_test.cc
+          text_format_test.cc npy_import_test.cc trace_io_test.cc trace_damage_test.cc
+          trace_stats_test.cc
+  LIBS sf_traces)
+sf_benchmark(trace_io_benchmark SOURCES trace_io_benchmark.cc LIBS sf_traces)
