@@ -4,3 +4,6 @@ sf_test(traces_test
           trace_stats_test.cc
   LIBS sf_traces)
 sf_benchmark(trace_io_benchmark SOURCES trace_io_benchmark.cc LIBS sf_traces)
+add_executable(trace_stream_check trace_stream_check.cc)
+target_link_libraries(trace_stream_check PRIVATE sf_traces)
+set_target_properties(trace_stream_check PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/benchmarks)
