@@ -1,0 +1,54 @@
+#include "engine/neuron_cache.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace sparseflash {
+
+NeuronCache::NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
+                         std::unique_ptr<AdmissionPolicy> admission)
+    : options_(std::move(options)), policy_(std::move(policy)), admission_(std::move(admission)) {}
+
+absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
+    const NeuronCacheOptions& options, std::unique_ptr<AdmissionPolicy> admission) {
+  if (options.capacity_bytes < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("neuron cache capacity ", options.capacity_bytes, " bytes is negative"));
+  }
+  PolicyOptions p;
+  p.capacity_entries = options.capacity_bytes / std::max<int64_t>(1, options.entry_bytes);
+  absl::StatusOr<std::unique_ptr<EvictionPolicy>> policy = MakeEvictionPolicy(options.policy, p);
+  if (!policy.ok()) return policy.status();
+  return std::unique_ptr<NeuronCache>(
+      new NeuronCache(options, *std::move(policy), std::move(admission)));
+}
+
+bool NeuronCache::Access(CacheKey key, int64_t bytes) {
+  if (sizes_.contains(key)) {
+    ++stats_.hits;
+    policy_->OnHit(key);
+    return true;
+  }
+  ++stats_.misses;
+  if (bytes > options_.capacity_bytes || (admission_ && !admission_->Admit(key, bytes))) {
+    ++stats_.rejected;
+    return false;
+  }
+  Admit(key, bytes);
+  return false;
+}
+
+void NeuronCache::Admit(CacheKey key, int64_t bytes) {
+  while (used_ + bytes > options_.capacity_bytes) {
+    CacheKey victim = policy_->Evict();
+    auto it = sizes_.find(victim);
+    used_ -= it->second;
+    sizes_.erase(it);
+    ++stats_.evictions;
+  }
+  sizes_[key] = bytes;
+  used_ += bytes;
+  policy_->OnInsert(key);
+  ++stats_.insertions;
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,71 @@
+// A byte-budgeted cache of FFN neuron bundles (or hot clusters): membership,
+// sizes and the budget live here; which key to evict is the pluggable
+// EvictionPolicy's choice; whether a missed key enters at all is the
+// AdmissionPolicy's. Weights are read-only, so evictions are simply dropped.
+// Not thread-safe: owned by the engine's single thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "engine/eviction_policy.h"
+
+namespace sparseflash {
+
+// Decides whether a missed key is cached. The default admits everything that fits.
+class AdmissionPolicy {
+ public:
+  virtual ~AdmissionPolicy() = default;
+  virtual bool Admit(CacheKey key, int64_t bytes) = 0;
+};
+
+struct NeuronCacheOptions {
+  int64_t capacity_bytes = 0;  // budget of this cache (region), bytes
+  std::string policy = "lru";  // eviction policy name
+  int64_t entry_bytes = 0;     // typical entry size, sizes the policy's queues; 0 = 1
+};
+
+struct NeuronCacheStats {
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t insertions = 0;
+  uint64_t evictions = 0;
+  uint64_t rejected = 0;  // misses not admitted (admission or larger than the cache)
+
+  double hit_rate() const {
+    return hits + misses ? static_cast<double>(hits) / (hits + misses) : 0;
+  }
+};
+
+class NeuronCache {
+ public:
+  static absl::StatusOr<std::unique_ptr<NeuronCache>> Create(
+      const NeuronCacheOptions& options, std::unique_ptr<AdmissionPolicy> admission = nullptr);
+
+  // Looks `key` up; on a miss admits it (evicting as needed). Returns true on a hit.
+  bool Access(CacheKey key, int64_t bytes);
+  bool Contains(CacheKey key) const { return sizes_.contains(key); }
+  void OnTokenEnd() { policy_->OnTokenEnd(); }
+
+  int64_t used_bytes() const { return used_; }
+  int64_t capacity_bytes() const { return options_.capacity_bytes; }
+  size_t entries() const { return sizes_.size(); }
+  const NeuronCacheStats& stats() const { return stats_; }
+
+ private:
+  NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
+              std::unique_ptr<AdmissionPolicy> admission);
+  void Admit(CacheKey key, int64_t bytes);
+
+  NeuronCacheOptions options_;
+  std::unique_ptr<EvictionPolicy> policy_;
+  std::unique_ptr<AdmissionPolicy> admission_;
+  absl::flat_hash_map<CacheKey, int64_t> sizes_;
+  int64_t used_ = 0;
+  NeuronCacheStats stats_;
+};
+
+}  // namespace sparseflash

@@ -1,0 +1,88 @@
+#include "engine/neuron_cache.h"
+
+#include <set>
+
+#include "engine/neuron_key.h"
+#include "gtest/gtest.h"
+
+namespace sparseflash {
+namespace {
+
+std::unique_ptr<NeuronCache> Cache(const std::string& policy, int64_t capacity) {
+  auto cache = NeuronCache::Create({.capacity_bytes = capacity, .policy = policy, .entry_bytes = 1});
+  EXPECT_TRUE(cache.ok()) << cache.status();
+  return *std::move(cache);
+}
+
+struct Expectation {
+  const char* policy;
+  uint64_t hits;
+  std::set<CacheKey> resident;  // after the sequence
+};
+
+// A cache of 3 one-byte neurons; hits and final contents worked out by hand.
+class ThreeNeuronCache : public ::testing::TestWithParam<Expectation> {};
+
+TEST_P(ThreeNeuronCache, ExactHitsAndContents) {
+  const Expectation& e = GetParam();
+  auto cache = Cache(e.policy, 3);
+  for (CacheKey k : {1, 2, 3, 1, 4, 1, 2, 5, 1, 2, 3, 4}) cache->Access(k, 1);
+  EXPECT_EQ(cache->stats().hits, e.hits);
+  EXPECT_EQ(cache->stats().misses, 12 - e.hits);
+  std::set<CacheKey> resident;
+  for (CacheKey k = 1; k <= 5; ++k) {
+    if (cache->Contains(k)) resident.insert(k);
+  }
+  EXPECT_EQ(resident, e.resident);
+  EXPECT_EQ(cache->used_bytes(), 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Policies, ThreeNeuronCache,
+    ::testing::Values(Expectation{"lru", 4, {2, 3, 4}}, Expectation{"fifo", 3, {3, 4, 5}},
+                      Expectation{"lfu", 4, {1, 2, 4}}, Expectation{"sieve", 4, {1, 3, 4}},
+                      Expectation{"s3fifo", 4, {1, 2, 4}}),
+    [](const auto& info) { return std::string(info.param.policy); });
+
+TEST(NeuronCache, ByteBudgetBoundsEntries) {
+  auto cache = Cache("lru", 10);
+  for (CacheKey k = 0; k < 5; ++k) cache->Access(k, 4);
+  EXPECT_EQ(cache->entries(), 2u);
+  EXPECT_EQ(cache->used_bytes(), 8);
+  EXPECT_EQ(cache->stats().evictions, 3u);
+}
+
+TEST(NeuronCache, TooLargeIsRejectedNotCached) {
+  auto cache = Cache("lru", 3);
+  EXPECT_FALSE(cache->Access(7, 4));
+  EXPECT_FALSE(cache->Contains(7));
+  EXPECT_EQ(cache->stats().rejected, 1u);
+}
+
+TEST(NeuronCache, AdmissionIsSeparateFromEviction) {
+  struct EvenOnly : AdmissionPolicy {
+    bool Admit(CacheKey key, int64_t) override { return key % 2 == 0; }
+  };
+  auto cache = NeuronCache::Create({.capacity_bytes = 4, .policy = "lru", .entry_bytes = 1},
+                                   std::make_unique<EvenOnly>());
+  ASSERT_TRUE(cache.ok());
+  for (CacheKey k : {1, 2, 1, 2}) (*cache)->Access(k, 1);
+  EXPECT_EQ((*cache)->stats().hits, 1u);  // only key 2 was admitted
+  EXPECT_FALSE((*cache)->Contains(1));
+}
+
+TEST(NeuronCache, UnknownPolicyListsKnownOnes) {
+  auto cache = NeuronCache::Create({.capacity_bytes = 4, .policy = "clock"});
+  ASSERT_FALSE(cache.ok());
+  EXPECT_NE(cache.status().message().find("s3fifo"), std::string::npos);
+}
+
+TEST(NeuronKey, PacksAndUnpacks) {
+  NeuronId id = UnpackNeuron(PackNeuron(31, 7, 14335));
+  EXPECT_EQ(id.layer, 31u);
+  EXPECT_EQ(id.expert, 7u);
+  EXPECT_EQ(id.neuron, 14335u);
+}
+
+}  // namespace
+}  // namespace sparseflash
