@@ -13,10 +13,12 @@
 
 namespace sparseflash {
 
-// A cached unit: one neuron bundle (or one hot cluster), packed by NeuronKey.
-using CacheKey = uint64_t;
+// A cached unit: one neuron bundle (or one hot cluster), as a dense index in
+// [0, key_space) so policies can keep per-key state in arrays.
+using CacheKey = uint32_t;
 
 struct PolicyOptions {
+  uint32_t key_space = 0;        // number of distinct keys
   int64_t capacity_entries = 0;  // expected entries at a full cache (S3-FIFO queue sizes)
   double small_queue_share = 0.1;  // S3-FIFO small FIFO share of the entries
 };

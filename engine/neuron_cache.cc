@@ -6,7 +6,8 @@ namespace sparseflash {
 
 NeuronCache::NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
                          std::unique_ptr<AdmissionPolicy> admission)
-    : options_(std::move(options)), policy_(std::move(policy)), admission_(std::move(admission)) {}
+    : options_(std::move(options)), policy_(std::move(policy)), admission_(std::move(admission)),
+      sizes_(options_.key_space, 0) {}
 
 absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
     const NeuronCacheOptions& options, std::unique_ptr<AdmissionPolicy> admission) {
@@ -14,7 +15,11 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
     return absl::InvalidArgumentError(
         absl::StrCat("neuron cache capacity ", options.capacity_bytes, " bytes is negative"));
   }
+  if (options.key_space == 0) {
+    return absl::InvalidArgumentError("neuron cache needs key_space > 0 (dense neuron keys)");
+  }
   PolicyOptions p;
+  p.key_space = options.key_space;
   p.capacity_entries = options.capacity_bytes / std::max<int64_t>(1, options.entry_bytes);
   absl::StatusOr<std::unique_ptr<EvictionPolicy>> policy = MakeEvictionPolicy(options.policy, p);
   if (!policy.ok()) return policy.status();
@@ -23,13 +28,13 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
 }
 
 bool NeuronCache::Access(CacheKey key, int64_t bytes) {
-  if (sizes_.contains(key)) {
+  if (sizes_[key] > 0) {
     ++stats_.hits;
     policy_->OnHit(key);
     return true;
   }
   ++stats_.misses;
-  if (bytes > options_.capacity_bytes || (admission_ && !admission_->Admit(key, bytes))) {
+  if (bytes <= 0 || bytes > options_.capacity_bytes || (admission_ && !admission_->Admit(key, bytes))) {
     ++stats_.rejected;
     return false;
   }
@@ -40,12 +45,13 @@ bool NeuronCache::Access(CacheKey key, int64_t bytes) {
 void NeuronCache::Admit(CacheKey key, int64_t bytes) {
   while (used_ + bytes > options_.capacity_bytes) {
     CacheKey victim = policy_->Evict();
-    auto it = sizes_.find(victim);
-    used_ -= it->second;
-    sizes_.erase(it);
+    used_ -= sizes_[victim];
+    sizes_[victim] = 0;
+    --entries_;
     ++stats_.evictions;
   }
   sizes_[key] = bytes;
+  ++entries_;
   used_ += bytes;
   policy_->OnInsert(key);
   ++stats_.insertions;

@@ -9,7 +9,8 @@
 #include <memory>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "engine/eviction_policy.h"
 
@@ -23,6 +24,7 @@ class AdmissionPolicy {
 };
 
 struct NeuronCacheOptions {
+  uint32_t key_space = 0;      // keys are dense indices in [0, key_space)
   int64_t capacity_bytes = 0;  // budget of this cache (region), bytes
   std::string policy = "lru";  // eviction policy name
   int64_t entry_bytes = 0;     // typical entry size, sizes the policy's queues; 0 = 1
@@ -47,12 +49,12 @@ class NeuronCache {
 
   // Looks `key` up; on a miss admits it (evicting as needed). Returns true on a hit.
   bool Access(CacheKey key, int64_t bytes);
-  bool Contains(CacheKey key) const { return sizes_.contains(key); }
+  bool Contains(CacheKey key) const { return sizes_[key] > 0; }
   void OnTokenEnd() { policy_->OnTokenEnd(); }
 
   int64_t used_bytes() const { return used_; }
   int64_t capacity_bytes() const { return options_.capacity_bytes; }
-  size_t entries() const { return sizes_.size(); }
+  size_t entries() const { return entries_; }
   const NeuronCacheStats& stats() const { return stats_; }
 
  private:
@@ -63,7 +65,8 @@ class NeuronCache {
   NeuronCacheOptions options_;
   std::unique_ptr<EvictionPolicy> policy_;
   std::unique_ptr<AdmissionPolicy> admission_;
-  absl::flat_hash_map<CacheKey, int64_t> sizes_;
+  std::vector<int64_t> sizes_;  // bytes of each resident key; 0 = absent
+  size_t entries_ = 0;
   int64_t used_ = 0;
   NeuronCacheStats stats_;
 };

@@ -28,7 +28,8 @@ const std::vector<CacheKey>& Keys() {
 void BM_NeuronCacheAccess(benchmark::State& state, const char* policy) {
   const std::vector<CacheKey>& keys = Keys();
   auto cache = *NeuronCache::Create(
-      {.capacity_bytes = 32 * 14336 / 4, .policy = policy, .entry_bytes = 1});
+      {.key_space = 32 * 14336, .capacity_bytes = 32 * 14336 / 4, .policy = policy,
+       .entry_bytes = 1});
   size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(cache->Access(keys[i], 1));

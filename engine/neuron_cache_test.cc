@@ -9,7 +9,8 @@ namespace sparseflash {
 namespace {
 
 std::unique_ptr<NeuronCache> Cache(const std::string& policy, int64_t capacity) {
-  auto cache = NeuronCache::Create({.capacity_bytes = capacity, .policy = policy, .entry_bytes = 1});
+  auto cache = NeuronCache::Create(
+      {.key_space = 16, .capacity_bytes = capacity, .policy = policy, .entry_bytes = 1});
   EXPECT_TRUE(cache.ok()) << cache.status();
   return *std::move(cache);
 }
@@ -63,7 +64,7 @@ TEST(NeuronCache, AdmissionIsSeparateFromEviction) {
   struct EvenOnly : AdmissionPolicy {
     bool Admit(CacheKey key, int64_t) override { return key % 2 == 0; }
   };
-  auto cache = NeuronCache::Create({.capacity_bytes = 4, .policy = "lru", .entry_bytes = 1},
+  auto cache = NeuronCache::Create({.key_space = 4, .capacity_bytes = 4, .policy = "lru", .entry_bytes = 1},
                                    std::make_unique<EvenOnly>());
   ASSERT_TRUE(cache.ok());
   for (CacheKey k : {1, 2, 1, 2}) (*cache)->Access(k, 1);
@@ -72,13 +73,20 @@ TEST(NeuronCache, AdmissionIsSeparateFromEviction) {
 }
 
 TEST(NeuronCache, UnknownPolicyListsKnownOnes) {
-  auto cache = NeuronCache::Create({.capacity_bytes = 4, .policy = "clock"});
+  auto cache = NeuronCache::Create({.key_space = 4, .capacity_bytes = 4, .policy = "clock"});
   ASSERT_FALSE(cache.ok());
   EXPECT_NE(cache.status().message().find("s3fifo"), std::string::npos);
 }
 
-TEST(NeuronKey, PacksAndUnpacks) {
-  NeuronId id = UnpackNeuron(PackNeuron(31, 7, 14335));
+TEST(NeuronCache, NeedsAKeySpace) {
+  EXPECT_FALSE(NeuronCache::Create({.capacity_bytes = 4}).ok());
+}
+
+TEST(NeuronIndexer, RoundTrips) {
+  NeuronIndexer index(32, 8, 14336);
+  EXPECT_EQ(index.key_space(), 32u * 8 * 14336);
+  EXPECT_EQ(index.Key(31, 7, 14335), index.key_space() - 1);
+  NeuronId id = index.Id(index.Key(31, 7, 14335));
   EXPECT_EQ(id.layer, 31u);
   EXPECT_EQ(id.expert, 7u);
   EXPECT_EQ(id.neuron, 14335u);

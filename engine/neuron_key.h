@@ -1,4 +1,5 @@
-// Packs (layer, expert, neuron) into one 64-bit cache key. Value type.
+// Maps (layer, expert, neuron) to the dense cache key used by NeuronCache and
+// its policies, and back. Value type.
 #pragma once
 
 #include <cstdint>
@@ -11,14 +12,21 @@ struct NeuronId {
   uint32_t neuron = 0;
 };
 
-// 16 bits of layer, 16 of expert, 32 of neuron.
-constexpr uint64_t PackNeuron(uint32_t layer, uint32_t expert, uint32_t neuron) {
-  return (uint64_t{layer} << 48) | (uint64_t{expert} << 32) | neuron;
-}
+class NeuronIndexer {
+ public:
+  NeuronIndexer(uint32_t layers, uint32_t experts, uint32_t d_ffn)
+      : layers_(layers), experts_(experts), d_ffn_(d_ffn) {}
 
-constexpr NeuronId UnpackNeuron(uint64_t key) {
-  return {static_cast<uint32_t>(key >> 48), static_cast<uint32_t>((key >> 32) & 0xffff),
-          static_cast<uint32_t>(key & 0xffffffff)};
-}
+  uint32_t key_space() const { return layers_ * experts_ * d_ffn_; }
+  uint32_t Key(uint32_t layer, uint32_t expert, uint32_t neuron) const {
+    return (layer * experts_ + expert) * d_ffn_ + neuron;
+  }
+  NeuronId Id(uint32_t key) const {
+    return {key / (experts_ * d_ffn_), (key / d_ffn_) % experts_, key % d_ffn_};
+  }
+
+ private:
+  uint32_t layers_, experts_, d_ffn_;
+};
 
 }  // namespace sparseflash

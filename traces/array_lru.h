@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "common/index_list.h"
+
 namespace sparseflash {
 
 class ArrayLru {
@@ -17,15 +19,10 @@ class ArrayLru {
   uint64_t size() const { return size_; }
 
  private:
-  static constexpr uint32_t kNil = ~0u;
-  void Unlink(uint32_t key);
-  void PushFront(uint32_t key);
-
   uint64_t capacity_;
   uint64_t size_ = 0;
-  std::vector<uint32_t> prev_, next_;
+  IndexList order_;  // most recent first
   std::vector<uint8_t> present_;
-  uint32_t head_ = kNil, tail_ = kNil;
 };
 
 }  // namespace sparseflash

@@ -2,7 +2,8 @@
 #include <set>
 #include <tuple>
 
-#include "absl/container/flat_hash_map.h"
+#include <vector>
+
 #include "engine/policies/policies.h"
 
 namespace sparseflash {
@@ -17,6 +18,7 @@ class Lfu : public EvictionPolicy {
     e.last = ++clock_;
     order_.insert({e.count, e.last, key});
   }
+  explicit Lfu(uint32_t keys) : entries_(keys) {}
   void OnInsert(CacheKey key) override {
     entries_[key] = {1, ++clock_};
     order_.insert({1, clock_, key});
@@ -24,7 +26,6 @@ class Lfu : public EvictionPolicy {
   CacheKey Evict() override {
     CacheKey victim = std::get<2>(*order_.begin());
     order_.erase(order_.begin());
-    entries_.erase(victim);
     return victim;
   }
 
@@ -34,12 +35,14 @@ class Lfu : public EvictionPolicy {
     uint64_t last;
   };
   uint64_t clock_ = 0;
-  absl::flat_hash_map<CacheKey, Entry> entries_;
+  std::vector<Entry> entries_;
   std::set<std::tuple<uint64_t, uint64_t, CacheKey>> order_;
 };
 
 }  // namespace
 
-std::unique_ptr<EvictionPolicy> MakeLfu(const PolicyOptions&) { return std::make_unique<Lfu>(); }
+std::unique_ptr<EvictionPolicy> MakeLfu(const PolicyOptions& o) {
+  return std::make_unique<Lfu>(o.key_space);
+}
 
 }  // namespace sparseflash

@@ -1,7 +1,5 @@
-// LRU: evicts the least recently used key.
-#include <list>
-
-#include "absl/container/flat_hash_map.h"
+// LRU: evicts the least recently used key. Intrusive links over dense keys.
+#include "common/index_list.h"
 #include "engine/policies/policies.h"
 
 namespace sparseflash {
@@ -9,25 +7,23 @@ namespace {
 
 class Lru : public EvictionPolicy {
  public:
-  void OnHit(CacheKey key) override { order_.splice(order_.begin(), order_, where_[key]); }
-  void OnInsert(CacheKey key) override {
-    order_.push_front(key);
-    where_[key] = order_.begin();
-  }
+  explicit Lru(uint32_t keys) : order_(keys) {}
+  void OnHit(CacheKey key) override { order_.MoveToFront(key); }
+  void OnInsert(CacheKey key) override { order_.PushFront(key); }
   CacheKey Evict() override {
     CacheKey victim = order_.back();
-    order_.pop_back();
-    where_.erase(victim);
+    order_.Unlink(victim);
     return victim;
   }
 
  private:
-  std::list<CacheKey> order_;  // most recent first
-  absl::flat_hash_map<CacheKey, std::list<CacheKey>::iterator> where_;
+  IndexList order_;  // most recent first
 };
 
 }  // namespace
 
-std::unique_ptr<EvictionPolicy> MakeLru(const PolicyOptions&) { return std::make_unique<Lru>(); }
+std::unique_ptr<EvictionPolicy> MakeLru(const PolicyOptions& o) {
+  return std::make_unique<Lru>(o.key_space);
+}
 
 }  // namespace sparseflash

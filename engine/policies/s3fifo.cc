@@ -7,8 +7,8 @@
 #include <deque>
 #include <optional>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
+#include <vector>
+
 #include "engine/policies/policies.h"
 
 namespace sparseflash {
@@ -18,7 +18,8 @@ class S3Fifo : public EvictionPolicy {
  public:
   explicit S3Fifo(const PolicyOptions& o)
       : small_target_(std::max<int64_t>(1, o.capacity_entries * o.small_queue_share)),
-        ghost_limit_(std::max<int64_t>(1, o.capacity_entries - small_target_)) {}
+        ghost_limit_(std::max<int64_t>(1, o.capacity_entries - small_target_)),
+        freq_(o.key_space, 0), ghost_count_(o.key_space, 0) {}
 
   void OnHit(CacheKey key) override {
     uint8_t& f = freq_[key];
@@ -26,7 +27,7 @@ class S3Fifo : public EvictionPolicy {
   }
   void OnInsert(CacheKey key) override {
     freq_[key] = 0;
-    if (ghost_set_.erase(key) > 0) {
+    if (ghost_count_[key] > 0) {
       main_.push_back(key);
     } else {
       small_.push_back(key);
@@ -52,7 +53,6 @@ class S3Fifo : public EvictionPolicy {
       return std::nullopt;
     }
     Remember(key);
-    freq_.erase(key);
     return key;
   }
   std::optional<CacheKey> EvictMain() {
@@ -63,22 +63,21 @@ class S3Fifo : public EvictionPolicy {
       main_.push_back(key);
       return std::nullopt;
     }
-    freq_.erase(key);
     return key;
   }
   void Remember(CacheKey key) {
     ghost_.push_back(key);
-    ghost_set_.insert(key);
+    ++ghost_count_[key];
     while (static_cast<int64_t>(ghost_.size()) > ghost_limit_) {
-      ghost_set_.erase(ghost_.front());
+      --ghost_count_[ghost_.front()];
       ghost_.pop_front();
     }
   }
 
   int64_t small_target_, ghost_limit_;
   std::deque<CacheKey> small_, main_, ghost_;
-  absl::flat_hash_set<CacheKey> ghost_set_;
-  absl::flat_hash_map<CacheKey, uint8_t> freq_;
+  std::vector<uint8_t> freq_;
+  std::vector<uint16_t> ghost_count_;  // times a key is in the ghost queue
 };
 
 }  // namespace

@@ -1,9 +1,7 @@
 // SIEVE (Zhang et al., NSDI '24): a FIFO queue with a visited bit per key and a
 // hand that moves from the oldest key towards the newest, clearing visited bits
 // and evicting the first key not visited since the hand last passed.
-#include <list>
-
-#include "absl/container/flat_hash_map.h"
+#include "common/index_list.h"
 #include "engine/policies/policies.h"
 
 namespace sparseflash {
@@ -11,40 +9,33 @@ namespace {
 
 class Sieve : public EvictionPolicy {
  public:
-  void OnHit(CacheKey key) override { where_[key]->visited = true; }
+  explicit Sieve(uint32_t keys) : queue_(keys), visited_(keys, 0) {}
+  void OnHit(CacheKey key) override { visited_[key] = 1; }
   void OnInsert(CacheKey key) override {
-    queue_.push_front({key, false});  // newest at the front
-    where_[key] = queue_.begin();
+    visited_[key] = 0;
+    queue_.PushFront(key);  // newest at the front
   }
   CacheKey Evict() override {
-    auto hand = hand_valid_ ? hand_ : std::prev(queue_.end());
-    while (hand->visited) {
-      hand->visited = false;
-      hand = hand == queue_.begin() ? std::prev(queue_.end()) : std::prev(hand);
+    uint32_t hand = hand_ != IndexList::kNil ? hand_ : queue_.back();
+    while (visited_[hand]) {
+      visited_[hand] = 0;
+      hand = queue_.prev(hand) != IndexList::kNil ? queue_.prev(hand) : queue_.back();
     }
-    CacheKey victim = hand->key;
-    hand_valid_ = hand != queue_.begin();
-    if (hand_valid_) hand_ = std::prev(hand);
-    queue_.erase(hand);
-    where_.erase(victim);
-    return victim;
+    hand_ = queue_.prev(hand);  // kNil when the hand reached the newest key
+    queue_.Unlink(hand);
+    return hand;
   }
 
  private:
-  struct Node {
-    CacheKey key;
-    bool visited;
-  };
-  std::list<Node> queue_;
-  std::list<Node>::iterator hand_;
-  bool hand_valid_ = false;
-  absl::flat_hash_map<CacheKey, std::list<Node>::iterator> where_;
+  IndexList queue_;
+  std::vector<uint8_t> visited_;
+  uint32_t hand_ = IndexList::kNil;
 };
 
 }  // namespace
 
-std::unique_ptr<EvictionPolicy> MakeSieve(const PolicyOptions&) {
-  return std::make_unique<Sieve>();
+std::unique_ptr<EvictionPolicy> MakeSieve(const PolicyOptions& o) {
+  return std::make_unique<Sieve>(o.key_space);
 }
 
 }  // namespace sparseflash
