@@ -1,0 +1,33 @@
+// Simulated and measured time as an integer count of nanoseconds in a small
+// strong type, so durations and instants never mix with byte counts.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+
+namespace sparseflash {
+
+struct Nanos {
+  int64_t ns = 0;
+
+  constexpr auto operator<=>(const Nanos&) const = default;
+  constexpr Nanos operator+(Nanos o) const { return {ns + o.ns}; }
+  constexpr Nanos operator-(Nanos o) const { return {ns - o.ns}; }
+  constexpr Nanos& operator+=(Nanos o) {
+    ns += o.ns;
+    return *this;
+  }
+  constexpr double seconds() const { return static_cast<double>(ns) * 1e-9; }
+  constexpr double millis() const { return static_cast<double>(ns) * 1e-6; }
+};
+
+constexpr Nanos Microseconds(int64_t us) { return {us * 1000}; }
+constexpr Nanos Milliseconds(int64_t ms) { return {ms * 1000000}; }
+// Time to move `bytes` at `bytes_per_s`, rounded up to whole nanoseconds.
+inline Nanos TransferTime(double bytes, double bytes_per_s) {
+  double ns = bytes / bytes_per_s * 1e9;
+  int64_t whole = static_cast<int64_t>(ns);
+  return {whole + (ns > static_cast<double>(whole) ? 1 : 0)};
+}
+
+}  // namespace sparseflash

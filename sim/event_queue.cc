@@ -1,0 +1,26 @@
+#include "sim/event_queue.h"
+
+#include <cassert>
+
+#include "absl/strings/str_cat.h"
+
+namespace sparseflash {
+
+void EventQueue::At(Nanos at, Callback fn, const char* label) {
+  assert(at >= now_ && "events cannot be scheduled in the past");
+  if (at < now_) at = now_;
+  heap_.push({at, next_seq_++, label, std::move(fn)});
+}
+
+void EventQueue::RunUntil(Nanos until) {
+  while (!heap_.empty() && heap_.top().at <= until) {
+    Event e = std::move(const_cast<Event&>(heap_.top()));
+    heap_.pop();
+    now_ = e.at;
+    ++events_run_;
+    if (log_enabled_) log_.push_back(absl::StrCat(now_.ns, " ", e.label));
+    e.fn();
+  }
+}
+
+}  // namespace sparseflash

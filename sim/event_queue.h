@@ -1,0 +1,56 @@
+// The discrete-event kernel: events ordered by (time, sequence number) so equal
+// timestamps run in scheduling order and identical inputs give identical runs.
+// Time only moves forward. Optionally records an event log (time, label) for
+// byte-for-byte determinism checks and Chrome-trace export. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <string>
+#include <vector>
+
+#include "common/time.h"
+
+namespace sparseflash {
+
+class EventQueue {
+ public:
+  using Callback = std::function<void()>;
+
+  Nanos now() const { return now_; }
+  // Schedules `fn` at `at` (not before now). `label` is for the log only.
+  void At(Nanos at, Callback fn, const char* label = "");
+  void After(Nanos delay, Callback fn, const char* label = "") {
+    At(now_ + delay, std::move(fn), label);
+  }
+  // Runs events until none are left or the next is after `until`.
+  void RunUntil(Nanos until);
+  void Run() { RunUntil({INT64_MAX}); }
+
+  bool empty() const { return heap_.empty(); }
+  uint64_t events_run() const { return events_run_; }
+  void EnableLog() { log_enabled_ = true; }
+  // "time label" lines, one per event run.
+  const std::vector<std::string>& log() const { return log_; }
+
+ private:
+  struct Event {
+    Nanos at;
+    uint64_t seq;
+    const char* label;
+    Callback fn;
+    bool operator>(const Event& o) const {
+      return at != o.at ? at > o.at : seq > o.seq;
+    }
+  };
+
+  Nanos now_;
+  uint64_t next_seq_ = 0;
+  uint64_t events_run_ = 0;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
+  bool log_enabled_ = false;
+  std::vector<std::string> log_;
+};
+
+}  // namespace sparseflash

@@ -1,0 +1,40 @@
+#include "sim/flash_curve.h"
+
+#include "devices/device_catalog.h"
+#include "gtest/gtest.h"
+
+namespace sparseflash {
+namespace {
+
+TEST(FlashCurve, M1MaxReproducesFigure2bPoints) {
+  FlashCurve curve(*BuiltinDevices().Find("m1max"));
+  // 32 threads, 8 KiB and 16 KiB: 1162 and 2103 "MB/s" read as MiB/s (Table 2's 1.25 / 2.25).
+  EXPECT_NEAR(curve.Throughput({8192, 32, false, 0, ""}) / 1e9, 1.218, 0.001);
+  EXPECT_NEAR(curve.Throughput({16384, 32, false, 0, ""}) / 1e9, 2.205, 0.001);
+}
+
+TEST(FlashCurve, InterpolatesLinearlyInSizeAndDepth) {
+  FlashCurve curve(*BuiltinDevices().Find("m1max"));
+  double mid_size = curve.Throughput({12288, 32, false, 0, ""});
+  // The profile stores MB/s rounded to 0.1.
+  EXPECT_NEAR(mid_size, (1162 + 2103) / 2.0 * 1.048576e6, 1e5);
+  double mid_depth = curve.Throughput({4096, 24, false, 0, ""});
+  EXPECT_NEAR(mid_depth, (495 + 597) / 2.0 * 1.048576e6, 1e5);
+}
+
+TEST(FlashCurve, BelowSmallestSizeKeepsIops) {
+  FlashCurve curve(*BuiltinDevices().Find("m1max"));
+  EXPECT_NEAR(curve.Throughput({2048, 32, false, 0, ""}),
+              curve.Throughput({4096, 32, false, 0, ""}) / 2, 1);
+}
+
+TEST(FlashCurve, OnePlus12RangeAndCoreClass) {
+  FlashCurve curve(*BuiltinDevices().Find("oneplus12"));
+  EXPECT_NEAR(curve.Throughput({4096, 1, false, 128 << 20, "big"}) / 1e6, 1076.1, 0.1);
+  EXPECT_NEAR(curve.Throughput({4096, 1, false, 128 << 20, "little"}) / 1e6, 761.87, 0.1);
+  EXPECT_NEAR(curve.Throughput({4096, 1, false, 0, "big"}) / 1e6, 450, 0.1);  // GB-scale range
+  EXPECT_NEAR(curve.Throughput({524288, 1, true, 0, "big"}) / 1e6, 4000, 0.1);
+}
+
+}  // namespace
+}  // namespace sparseflash
