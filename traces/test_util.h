@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,14 @@ inline absl::Status WriteTrace(const std::string& path, TraceHeader header,
     if (auto s = (*writer)->Append(t); !s.ok()) return s;
   }
   return (*writer)->Finish();
+}
+
+// The whole contents of a file.
+inline std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
 }
 
 }  // namespace sparseflash::testing

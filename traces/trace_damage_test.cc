@@ -20,12 +20,7 @@ using testing::TempPath;
 using testing::TinyHeader;
 using testing::WriteTrace;
 
-std::string Bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string Bytes(const std::string& path) { return testing::FileBytes(path); }
 
 void Put(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

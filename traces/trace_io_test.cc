@@ -12,6 +12,7 @@ namespace sparseflash {
 namespace {
 
 using testing::DenseToken;
+using testing::FileBytes;
 using testing::TempPath;
 using testing::TinyHeader;
 using testing::WriteTrace;
@@ -83,13 +84,6 @@ TEST(TraceIo, RefusesOverwriteWhenAsked) {
   std::string path = TempPath("noover.trace");
   ASSERT_TRUE(WriteTrace(path, TinyHeader(), {}).ok());
   EXPECT_FALSE(TraceWriter::Create(path, TinyHeader(), {.overwrite = false}).ok());
-}
-
-std::string FileBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 TEST(TraceIo, SameSeedSameBytes) {
