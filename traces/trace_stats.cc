@@ -6,11 +6,27 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "traces/skew.h"
+#include "traces/trace_reader.h"
 
 namespace sparseflash {
 namespace {
 
 constexpr int kRing = 64;
+
+// Size of the intersection of two sorted id lists.
+uint64_t CountCommon(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
+  uint64_t n = 0;
+  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
+    if (a[i] < b[j]) {
+      ++i;
+    } else if (b[j] < a[i]) {
+      ++j;
+    } else {
+      ++n, ++i, ++j;
+    }
+  }
+  return n;
+}
 constexpr int64_t kNever = std::numeric_limits<int64_t>::min() / 2;
 
 struct Sums {
@@ -79,7 +95,8 @@ void TraceStatsAccumulator::AddLayer(const LayerActivations& la, uint64_t t) {
   const bool counted = t >= static_cast<uint64_t>(warmup_);
   uint64_t active = 0, inter = 0;
   L.keys.clear();
-  std::vector<uint32_t> experts;
+  std::vector<uint32_t>& experts = scratch_experts_;
+  experts.clear();
   for (const NeuronSet& set : la.experts) {
     const uint32_t base = set.expert * d;
     experts.push_back(set.expert);
@@ -96,10 +113,7 @@ void TraceStatsAccumulator::AddLayer(const LayerActivations& la, uint64_t t) {
     for (uint32_t id : window_ids) L.keys.push_back(base + id);
     if (header_.has_predicted) {
       s.predicted += set.predicted.size();
-      std::vector<uint32_t> both;
-      std::set_intersection(set.active.begin(), set.active.end(), set.predicted.begin(),
-                            set.predicted.end(), std::back_inserter(both));
-      s.recalled += both.size();
+      s.recalled += CountCommon(set.active, set.predicted);
     }
     chosen_neurons_ += d;
     chosen_active_ += set.active.size();
@@ -118,7 +132,8 @@ void TraceStatsAccumulator::AddLayer(const LayerActivations& la, uint64_t t) {
 
   // Sliding-window figures over the window set.
   L.ring[t % kRing] = 0;
-  std::vector<uint64_t> age_hist(kMaxWindow + 2, 0);
+  std::vector<uint64_t>& age_hist = scratch_ages_;
+  age_hist.assign(kMaxWindow + 2, 0);
   for (uint32_t k : L.keys) {
     int64_t age = now - L.last_window[k];
     age_hist[std::min<int64_t>(age, kMaxWindow + 1)]++;
@@ -244,7 +259,6 @@ TraceStats TraceStatsAccumulator::Finish() const {
 
 }  // namespace sparseflash
 
-#include "traces/trace_reader.h"
 
 namespace sparseflash {
 

@@ -71,6 +71,8 @@ class TraceStatsAccumulator {
   uint64_t expert_kept_ = 0, expert_chosen_ = 0, expert_later_ = 0;
   std::vector<std::vector<uint32_t>> previous_experts_;
   uint64_t chosen_neurons_ = 0, chosen_active_ = 0;
+  std::vector<uint32_t> scratch_experts_;  // reused by AddLayer
+  std::vector<uint64_t> scratch_ages_;
 };
 
 }  // namespace sparseflash

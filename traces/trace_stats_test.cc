@@ -49,6 +49,20 @@ TEST(TraceStats, LruHitRates) {
   EXPECT_DOUBLE_EQ(s.overall.lru_hit_rate[2], 0.6);
 }
 
+TEST(TraceStats, PredictorRecallAndRatio) {
+  TraceHeader h = testing::TinyHeader(1, 10);
+  h.tokens = 1;
+  h.has_predicted = true;
+  TraceStatsAccumulator acc(h);
+  TokenActivations t = DenseToken(0, {{0, 1, 2}});
+  t.layers[0].experts[0].predicted = {1, 2, 3, 4};
+  acc.Add(t);
+  TraceStats s = acc.Finish();
+  EXPECT_NEAR(s.layers[0].predictor_recall, 2.0 / 3, 1e-12);
+  EXPECT_NEAR(s.layers[0].predicted_ratio_mean, 0.4, 1e-12);
+  EXPECT_EQ(s.window_set, "predicted");
+}
+
 TEST(TraceStats, JsonHasDocumentedKeys) {
   nlohmann::json j = HandStats().ToJson();
   for (const char* key : {"active_ratio_mean", "share_neurons_for_80pct", "jaccard_consecutive"}) {

@@ -56,9 +56,13 @@ void ToRecord(const TokenActivations& token, proto::TokenRecord* record) {
 TraceWriter::TraceWriter(std::string path, std::string tmp_path, FILE* file,
                          TraceHeader header, TraceWriterOptions options)
     : path_(std::move(path)), tmp_path_(std::move(tmp_path)), file_(file),
-      header_(std::move(header)), options_(options) {}
+      header_(std::move(header)), options_(options), cctx_(ZSTD_createCCtx()) {
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, options_.zstd_level);
+  ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
+}
 
 TraceWriter::~TraceWriter() {
+  ZSTD_freeCCtx(cctx_);
   if (file_ != nullptr) std::fclose(file_);
   if (!finished_) std::remove(tmp_path_.c_str());
 }
@@ -123,12 +127,8 @@ absl::Status TraceWriter::Append(const TokenActivations& token) {
 absl::Status TraceWriter::FlushFrame() {
   if (raw_.empty()) return absl::OkStatus();
   compressed_.resize(ZSTD_compressBound(raw_.size()));
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, options_.zstd_level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  size_t n = ZSTD_compress2(cctx, compressed_.data(), compressed_.size(), raw_.data(),
+  size_t n = ZSTD_compress2(cctx_, compressed_.data(), compressed_.size(), raw_.data(),
                             raw_.size());
-  ZSTD_freeCCtx(cctx);
   if (ZSTD_isError(n)) {
     return absl::InternalError(absl::StrCat(path_, ": zstd: ", ZSTD_getErrorName(n)));
   }

@@ -14,6 +14,8 @@
 #include "traces/activation.h"
 #include "traces/trace.pb.h"
 
+struct ZSTD_CCtx_s;
+
 namespace sparseflash {
 
 struct TraceWriterOptions {
@@ -51,6 +53,7 @@ class TraceWriter {
   std::string raw_;         // records of the frame being filled
   std::string compressed_;  // scratch for the zstd output
   proto::TokenRecord record_;
+  ZSTD_CCtx_s* cctx_;       // reused for every frame
   bool finished_ = false;
 };
 
