@@ -38,7 +38,8 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   }
   for (const proto::CoreClass& c : d.cores()) {
     out.cores.push_back(
-        {c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga, c.source()});
+        {c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga, c.source(),
+         c.dense_gops() * kGiga});
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(), m.app_available_bytes(), m.cpu_gb_s() * kGiga,
@@ -79,6 +80,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_ghz(c.ghz);
     q->set_io_issue_factor(c.io_issue_factor);
     q->set_gemv_gb_s(c.gemv_bytes_per_s / kGiga);
+    q->set_dense_gops(c.dense_ops_per_s / kGiga);
     q->set_source(c.source);
   }
   proto::Dram* m = out.mutable_dram();

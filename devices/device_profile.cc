@@ -51,6 +51,7 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     std::string field = absl::StrCat("cores[", i, "]");
     if (c.name.empty() || c.count <= 0) return Bad(origin, field, "needs a name and count > 0");
     if (!(c.gemv_bytes_per_s > 0)) return Bad(origin, field + ".gemv_gb_s", "must be > 0");
+    if (!(c.dense_ops_per_s > 0)) return Bad(origin, field + ".dense_gops", "must be > 0");
     if (!(c.io_issue_factor > 0)) return Bad(origin, field + ".io_issue_factor", "must be > 0");
   }
   if (!(dram.cpu_bytes_per_s > 0)) return Bad(origin, "dram.cpu_gb_s", "must be > 0");

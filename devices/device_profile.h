@@ -37,6 +37,7 @@ struct CoreClassSpec {
   double io_issue_factor = 1;
   double gemv_bytes_per_s = 0;
   std::string source;
+  double dense_ops_per_s = 0;  // dense (prefill) operations per second, one core
 };
 
 struct DramSpec {

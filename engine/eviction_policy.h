@@ -17,10 +17,20 @@ namespace sparseflash {
 // [0, key_space) so policies can keep per-key state in arrays.
 using CacheKey = uint32_t;
 
+// The future of the access stream, for the Belady oracle: the token at which
+// `key` is next accessed after the current one (UINT32_MAX if never).
+class AccessOracle {
+ public:
+  virtual ~AccessOracle() = default;
+  virtual uint32_t NextUse(CacheKey key) const = 0;
+};
+
 struct PolicyOptions {
   uint32_t key_space = 0;        // number of distinct keys
   int64_t capacity_entries = 0;  // expected entries at a full cache (S3-FIFO queue sizes)
   double small_queue_share = 0.1;  // S3-FIFO small FIFO share of the entries
+  int window_tokens = 4;         // sliding window: keys unused for this many tokens leave
+  const AccessOracle* oracle = nullptr;  // required by "belady"
 };
 
 class EvictionPolicy {
@@ -34,10 +44,14 @@ class EvictionPolicy {
   virtual CacheKey Evict() = 0;
   // The engine finished a token (window policies age their contents here).
   virtual void OnTokenEnd() {}
+  // After OnTokenEnd: a key that must leave now (forgotten by the policy), if any.
+  virtual bool Expire(CacheKey* key) { return false; }
+  // False for static policies: a miss is served but never cached.
+  virtual bool admits_misses() const { return true; }
 };
 
-// Creates the policy registered under `name` ("lru", "fifo", "lfu", "s3fifo",
-// "sieve"); an unknown name gives an error listing the known ones.
+// Creates the policy registered under `name` (see EvictionPolicyNames()); an
+// unknown name gives an error listing the known ones.
 absl::StatusOr<std::unique_ptr<EvictionPolicy>> MakeEvictionPolicy(const std::string& name,
                                                                    const PolicyOptions& options);
 std::vector<std::string> EvictionPolicyNames();

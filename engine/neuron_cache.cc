@@ -21,33 +21,52 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
   PolicyOptions p;
   p.key_space = options.key_space;
   p.capacity_entries = options.capacity_bytes / std::max<int64_t>(1, options.entry_bytes);
+  p.window_tokens = options.window_tokens;
+  p.oracle = options.oracle;
   absl::StatusOr<std::unique_ptr<EvictionPolicy>> policy = MakeEvictionPolicy(options.policy, p);
   if (!policy.ok()) return policy.status();
   return std::unique_ptr<NeuronCache>(
       new NeuronCache(options, *std::move(policy), std::move(admission)));
 }
 
-bool NeuronCache::Access(CacheKey key, int64_t bytes) {
-  if (sizes_[key] > 0) {
-    ++stats_.hits;
-    policy_->OnHit(key);
-    return true;
-  }
-  ++stats_.misses;
-  if (bytes <= 0 || bytes > options_.capacity_bytes || (admission_ && !admission_->Admit(key, bytes))) {
+void NeuronCache::Insert(CacheKey key, int64_t bytes) {
+  if (sizes_[key] > 0) return;
+  if (bytes <= 0 || bytes > options_.capacity_bytes || !policy_->admits_misses() ||
+      (admission_ && !admission_->Admit(key, bytes))) {
     ++stats_.rejected;
-    return false;
+    return;
   }
   Admit(key, bytes);
-  return false;
+}
+
+bool NeuronCache::Preload(CacheKey key, int64_t bytes) {
+  if (sizes_[key] > 0) return true;
+  if (bytes <= 0 || used_ + bytes > options_.capacity_bytes) return false;
+  sizes_[key] = bytes;
+  ++entries_;
+  used_ += bytes;
+  policy_->OnInsert(key);
+  return true;
+}
+
+void NeuronCache::OnTokenEnd() {
+  policy_->OnTokenEnd();
+  CacheKey key;
+  while (policy_->Expire(&key)) {
+    Drop(key);
+    ++stats_.expirations;
+  }
+}
+
+void NeuronCache::Drop(CacheKey key) {
+  used_ -= sizes_[key];
+  sizes_[key] = 0;
+  --entries_;
 }
 
 void NeuronCache::Admit(CacheKey key, int64_t bytes) {
   while (used_ + bytes > options_.capacity_bytes) {
-    CacheKey victim = policy_->Evict();
-    used_ -= sizes_[victim];
-    sizes_[victim] = 0;
-    --entries_;
+    Drop(policy_->Evict());
     ++stats_.evictions;
   }
   sizes_[key] = bytes;

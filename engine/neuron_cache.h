@@ -28,6 +28,8 @@ struct NeuronCacheOptions {
   int64_t capacity_bytes = 0;  // budget of this cache (region), bytes
   std::string policy = "lru";  // eviction policy name
   int64_t entry_bytes = 0;     // typical entry size, sizes the policy's queues; 0 = 1
+  int window_tokens = 4;       // for "window"
+  const AccessOracle* oracle = nullptr;  // for "belady"
 };
 
 struct NeuronCacheStats {
@@ -36,6 +38,7 @@ struct NeuronCacheStats {
   uint64_t insertions = 0;
   uint64_t evictions = 0;
   uint64_t rejected = 0;  // misses not admitted (admission or larger than the cache)
+  uint64_t expirations = 0;  // keys that left a sliding window
 
   double hit_rate() const {
     return hits + misses ? static_cast<double>(hits) / (hits + misses) : 0;
@@ -48,9 +51,29 @@ class NeuronCache {
       const NeuronCacheOptions& options, std::unique_ptr<AdmissionPolicy> admission = nullptr);
 
   // Looks `key` up; on a miss admits it (evicting as needed). Returns true on a hit.
-  bool Access(CacheKey key, int64_t bytes);
+  bool Access(CacheKey key, int64_t bytes) {
+    if (Lookup(key)) return true;
+    Insert(key, bytes);
+    return false;
+  }
+  // Counts a hit or a miss; a hit refreshes the key in the policy.
+  bool Lookup(CacheKey key) {
+    if (sizes_[key] > 0) {
+      ++stats_.hits;
+      policy_->OnHit(key);
+      return true;
+    }
+    ++stats_.misses;
+    return false;
+  }
+  // Offers a missed key that has been read: cached if admission and the policy
+  // allow and it fits the budget, evicting as needed.
+  void Insert(CacheKey key, int64_t bytes);
+  // Fills the cache before a run without counting a miss; false once full.
+  bool Preload(CacheKey key, int64_t bytes);
   bool Contains(CacheKey key) const { return sizes_[key] > 0; }
-  void OnTokenEnd() { policy_->OnTokenEnd(); }
+  // Ages the policy and drops keys it expires (sliding window).
+  void OnTokenEnd();
 
   int64_t used_bytes() const { return used_; }
   int64_t capacity_bytes() const { return options_.capacity_bytes; }
@@ -61,6 +84,7 @@ class NeuronCache {
   NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
               std::unique_ptr<AdmissionPolicy> admission);
   void Admit(CacheKey key, int64_t bytes);
+  void Drop(CacheKey key);
 
   NeuronCacheOptions options_;
   std::unique_ptr<EvictionPolicy> policy_;

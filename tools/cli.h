@@ -28,5 +28,6 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch);
 void AddModelCommands(CLI::App& app, Dispatch& dispatch);
 void AddDeviceCommands(CLI::App& app, Dispatch& dispatch);
 void AddDemoCommand(CLI::App& app, Dispatch& dispatch);
+void AddSimulateCommand(CLI::App& app, Dispatch& dispatch);
 
 }  // namespace sparseflash::cli

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   sparseflash::cli::AddTraceCommands(app, dispatch);
   sparseflash::cli::AddModelCommands(app, dispatch);
   sparseflash::cli::AddDeviceCommands(app, dispatch);
+  sparseflash::cli::AddSimulateCommand(app, dispatch);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -7,11 +7,12 @@
 namespace sparseflash {
 
 ExpertRouter::ExpertRouter(int experts, int top_k, double skew, double persistence,
-                           uint64_t seed)
+                           uint64_t identity, uint64_t seed)
     : top_k_(top_k), persistence_(persistence), rng_(seed), weight_(experts) {
   std::vector<uint32_t> order(experts);
   std::iota(order.begin(), order.end(), 0);
-  for (int i = experts - 1; i > 0; --i) std::swap(order[i], order[rng_.Below(i + 1)]);
+  Random popularity(identity);
+  for (int i = experts - 1; i > 0; --i) std::swap(order[i], order[popularity.Below(i + 1)]);
   for (int r = 0; r < experts; ++r) weight_[order[r]] = 1.0 / std::pow(r + 1.0, skew);
 }
 

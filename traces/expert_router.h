@@ -13,7 +13,9 @@ namespace sparseflash {
 
 class ExpertRouter {
  public:
-  ExpertRouter(int experts, int top_k, double skew, double persistence, uint64_t seed);
+  // `identity` fixes which experts are popular; `seed` drives the routing.
+  ExpertRouter(int experts, int top_k, double skew, double persistence, uint64_t identity,
+               uint64_t seed);
 
   // The experts chosen for the next token, sorted ascending.
   const std::vector<uint32_t>& Next();

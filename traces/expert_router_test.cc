@@ -8,7 +8,7 @@ namespace sparseflash {
 namespace {
 
 TEST(ExpertRouter, ChoosesTopKDistinctExperts) {
-  ExpertRouter router(8, 2, 0.3, 0.3, 5);
+  ExpertRouter router(8, 2, 0.3, 0.3, 3, 5);
   for (int t = 0; t < 1000; ++t) {
     const auto& chosen = router.Next();
     ASSERT_EQ(chosen.size(), 2u);
@@ -19,7 +19,7 @@ TEST(ExpertRouter, ChoosesTopKDistinctExperts) {
 
 TEST(ExpertRouter, PersistenceRaisesReuse) {
   auto reuse = [](double persistence) {
-    ExpertRouter router(8, 2, 0, persistence, 11);
+    ExpertRouter router(8, 2, 0, persistence, 3, 11);
     std::vector<uint32_t> prev = router.Next();
     int kept = 0;
     for (int t = 0; t < 5000; ++t) {

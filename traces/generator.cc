@@ -33,20 +33,31 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
       {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
       {"expert_persistence", absl::StrCat(g.expert_persistence)},
       {"sources", g.sources}};
+  // Which neurons and experts are hot is a property of the model, the same for
+  // every seed (an offline profile must find the same hot neurons as the run);
+  // the seed drives only the token-to-token dynamics.
+  const uint64_t identity = ModelIdentitySeed(model.name);
   for (int l = 0; l < model.layers; ++l) {
     for (int e = 0; e < model.experts; ++e) {
-      uint64_t seed = MixSeed(options.seed, uint64_t(l) * 1024 + e);
-      streams_.push_back(std::make_unique<NeuronStream>(StreamParams(l, seed), seed));
+      uint64_t slot = uint64_t(l) * 1024 + e;
+      streams_.push_back(std::make_unique<NeuronStream>(
+          StreamParams(l, MixSeed(identity, slot)), MixSeed(options.seed, slot)));
     }
     if (model.is_moe()) {
       routers_.push_back(std::make_unique<ExpertRouter>(
           model.experts, model.top_k, g.expert_popularity_skew, g.expert_persistence,
-          MixSeed(options.seed, 0x5eed0000 + l)));
+          MixSeed(identity, 0x5eed0000 + l), MixSeed(options.seed, 0x5eed0000 + l)));
     }
   }
 }
 
-NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t seed) const {
+uint64_t ModelIdentitySeed(const std::string& name) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t identity) const {
   const GeneratorProfile& g = model_.generator;
   const int n = model_.d_ffn;
   const double ratio = g.layer_active_ratio[layer];
@@ -54,7 +65,7 @@ NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t seed) const 
       g.layer_skew.empty() ? PropensitiesPowerLaw(n, ratio, g.top80_share)
                            : PropensitiesFromAnchors(n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
   // Hot neurons are scattered over the index space by a per-stream permutation.
-  Random rng(MixSeed(seed, 0xa11ce));
+  Random rng(MixSeed(identity, 0xa11ce));
   std::vector<uint32_t> order(n);
   for (int i = 0; i < n; ++i) order[i] = i;
   for (int i = n - 1; i > 0; --i) std::swap(order[i], order[rng.Below(i + 1)]);

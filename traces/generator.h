@@ -37,7 +37,7 @@ class TraceGenerator {
   bool Next(TokenActivations* token);
 
  private:
-  NeuronStreamParams StreamParams(int layer, uint64_t seed) const;
+  NeuronStreamParams StreamParams(int layer, uint64_t identity) const;
 
   ModelSpec model_;
   GeneratorOptions options_;
@@ -46,6 +46,9 @@ class TraceGenerator {
   std::vector<std::unique_ptr<NeuronStream>> streams_;  // [layer * experts + expert]
   std::vector<std::unique_ptr<ExpertRouter>> routers_;  // per layer (MoE only)
 };
+
+// The seed of a model's fixed properties (which neurons and experts are hot).
+uint64_t ModelIdentitySeed(const std::string& name);
 
 // The trace shape a model implies.
 TraceModelShape ShapeOf(const ModelSpec& model);

@@ -13,5 +13,8 @@ std::unique_ptr<EvictionPolicy> MakeFifo(const PolicyOptions& options);
 std::unique_ptr<EvictionPolicy> MakeLfu(const PolicyOptions& options);
 std::unique_ptr<EvictionPolicy> MakeSieve(const PolicyOptions& options);
 std::unique_ptr<EvictionPolicy> MakeS3Fifo(const PolicyOptions& options);
+std::unique_ptr<EvictionPolicy> MakeSlidingWindow(const PolicyOptions& options);
+std::unique_ptr<EvictionPolicy> MakeStaticSet(const PolicyOptions& options);
+std::unique_ptr<EvictionPolicy> MakeBelady(const PolicyOptions& options);
 
 }  // namespace sparseflash

@@ -17,6 +17,9 @@ constexpr Registration kPolicies[] = {
     {"lfu", MakeLfu},
     {"s3fifo", MakeS3Fifo},
     {"sieve", MakeSieve},
+    {"window", MakeSlidingWindow},
+    {"static", MakeStaticSet},
+    {"belady", MakeBelady},
 };
 
 }  // namespace
@@ -29,6 +32,11 @@ std::vector<std::string> EvictionPolicyNames() {
 
 absl::StatusOr<std::unique_ptr<EvictionPolicy>> MakeEvictionPolicy(const std::string& name,
                                                                    const PolicyOptions& options) {
+  if (name == "belady" && options.oracle == nullptr) {
+    return absl::FailedPreconditionError(
+        "policy 'belady' needs the future of the trace (an access oracle); only the "
+        "simulator provides one");
+  }
   for (const Registration& r : kPolicies) {
     if (name == r.name) return r.make(options);
   }

@@ -1,0 +1,60 @@
+#include "engine/access_profile.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace sparseflash {
+
+absl::StatusOr<ActivationProfile> ActivationProfile::Collect(TokenSource& source,
+                                                             const NeuronIndexer& indexer,
+                                                             AccessSet set) {
+  ActivationProfile p;
+  p.counts_.assign(indexer.key_space(), 0);
+  TokenActivations token;
+  while (true) {
+    absl::StatusOr<bool> more = source.Next(&token);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    ++p.tokens_;
+    ForEachAccess(token, indexer, set, [&](CacheKey k) { ++p.counts_[k]; });
+  }
+  return p;
+}
+
+std::vector<CacheKey> ActivationProfile::Ranked() const {
+  std::vector<CacheKey> keys(counts_.size());
+  std::iota(keys.begin(), keys.end(), 0);
+  std::stable_sort(keys.begin(), keys.end(),
+                   [&](CacheKey a, CacheKey b) { return counts_[a] > counts_[b]; });
+  return keys;
+}
+
+absl::StatusOr<std::unique_ptr<TraceOracle>> TraceOracle::Collect(TokenSource& source,
+                                                                  const NeuronIndexer& indexer,
+                                                                  AccessSet set) {
+  auto oracle = std::make_unique<TraceOracle>();
+  oracle->uses_.resize(indexer.key_space());
+  oracle->cursor_.assign(indexer.key_space(), 0);
+  TokenActivations token;
+  uint32_t t = 0;
+  while (true) {
+    absl::StatusOr<bool> more = source.Next(&token);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    ForEachAccess(token, indexer, set, [&](CacheKey k) {
+      std::vector<uint32_t>& u = oracle->uses_[k];
+      if (u.empty() || u.back() != t) u.push_back(t);
+    });
+    ++t;
+  }
+  return oracle;
+}
+
+uint32_t TraceOracle::NextUse(CacheKey key) const {
+  const std::vector<uint32_t>& u = uses_[key];
+  uint32_t& c = cursor_[key];
+  while (c < u.size() && u[c] <= token_) ++c;
+  return c < u.size() ? u[c] : UINT32_MAX;
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,192 @@
+#include "engine/engine.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace sparseflash {
+
+const char* BreakdownName(int part) {
+  static const char* kNames[] = {"attention", "predictor", "ffn_compute", "io_wait",
+                                 "memory_management", "other"};
+  return kNames[part];
+}
+
+const char* ComputeKindName(ComputeKind kind) {
+  switch (kind) {
+    case ComputeKind::kAttention: return "attention";
+    case ComputeKind::kPredictor: return "predictor";
+    case ComputeKind::kFfn: return "ffn";
+    case ComputeKind::kMemoryManagement: return "memory_management";
+    case ComputeKind::kOther: return "other";
+  }
+  return "?";
+}
+
+namespace {
+
+int PartOf(const WorkNode& n) {
+  switch (n.type) {
+    case NodeType::kRead: return kBdIoWait;
+    case NodeType::kJoin: return kBdOther;
+    case NodeType::kCompute: break;
+  }
+  switch (n.task.kind) {
+    case ComputeKind::kAttention: return kBdAttention;
+    case ComputeKind::kPredictor: return kBdPredictor;
+    case ComputeKind::kFfn: return kBdFfnCompute;
+    case ComputeKind::kMemoryManagement: return kBdMemoryManagement;
+    case ComputeKind::kOther: return kBdOther;
+  }
+  return kBdOther;
+}
+
+}  // namespace
+
+Engine::Engine(const Env& env, Strategy* strategy, TokenSource* source,
+               const EngineOptions& options)
+    : env_(env), strategy_(strategy), source_(source), options_(options) {}
+
+void Engine::Start() {
+  env_.flash->SetSink(this);
+  env_.compute->SetSink(this);
+  if (options_.prompt_tokens > 0) {
+    step_ = -1;
+    plan_.Clear();
+    Snapshot();
+    RunPlan(strategy_->PlanPrefill(options_.prompt_tokens, &plan_));
+  } else {
+    step_ = 0;
+    NextStep();
+  }
+}
+
+void Engine::NextStep() {
+  if (static_cast<uint64_t>(step_) >= options_.max_tokens) {
+    finished_ = true;
+    return;
+  }
+  absl::StatusOr<bool> more = source_->Next(&token_);
+  if (!more.ok()) return Fail(more.status());
+  if (!*more) {
+    finished_ = true;
+    return;
+  }
+  plan_.Clear();
+  Snapshot();
+  RunPlan(strategy_->PlanToken(token_, options_.prompt_tokens + static_cast<int>(step_), &plan_));
+}
+
+void Engine::Snapshot() {
+  step_start_ = env_.clock->Now();
+  flash_bytes_at_start_ = env_.flash->bytes_read();
+  flash_busy_at_start_ = env_.flash->busy_time();
+  counters_at_start_ = strategy_->counters();
+}
+
+void Engine::RunPlan(NodeId last) {
+  last_ = last;
+  completed_ = 0;
+  std::vector<WorkNode>& nodes = plan_.nodes();
+  const NodeId n = static_cast<NodeId>(nodes.size());
+  draining_ = true;  // joins that are ready at once complete after this loop
+  for (NodeId id = 0; id < n; ++id) {
+    if (nodes[id].pending == 0) MakeReady(id, kNoNode);
+  }
+  draining_ = false;
+  if (!completions_.empty()) {
+    NodeId id = completions_.back();
+    completions_.pop_back();
+    Complete(id);
+  }
+}
+
+void Engine::MakeReady(NodeId id, NodeId pred) {
+  WorkNode& node = plan_.nodes()[id];
+  node.ready = node.start = env_.clock->Now();
+  node.critical_pred = pred;
+  switch (node.type) {
+    case NodeType::kJoin:
+      completions_.push_back(id);
+      break;
+    case NodeType::kRead:
+      node.read.tag = static_cast<uint64_t>(id);
+      env_.flash->Submit(node.read);
+      break;
+    case NodeType::kCompute:
+      node.task.tag = static_cast<uint64_t>(id);
+      env_.compute->Submit(node.task);
+      break;
+  }
+}
+
+void Engine::OnReadDone(uint64_t tag, bool ok) {
+  if (!ok) {
+    return Fail(absl::DataLossError(absl::StrCat("flash read failed (step ", step_, ")")));
+  }
+  Complete(static_cast<NodeId>(tag));
+}
+
+void Engine::Complete(NodeId first) {
+  completions_.push_back(first);
+  if (draining_) return;
+  draining_ = true;
+  std::vector<WorkNode>& nodes = plan_.nodes();
+  while (!completions_.empty() && !finished_) {
+    NodeId id = completions_.back();
+    completions_.pop_back();
+    WorkNode& node = nodes[id];
+    node.end = env_.clock->Now();
+    node.done = true;
+    ++completed_;
+    if (observer_) observer_(step_, id, node);
+    for (NodeId s : node.successors) {
+      if (--nodes[s].pending == 0) MakeReady(s, id);
+    }
+    if (completed_ == nodes.size()) {
+      FinishStep();
+      break;
+    }
+  }
+  draining_ = false;
+}
+
+StepRecord Engine::Measure() const {
+  StepRecord r;
+  r.latency = env_.clock->Now() - step_start_;
+  const std::vector<WorkNode>& nodes = plan_.nodes();
+  for (NodeId id = last_; id != kNoNode; id = nodes[id].critical_pred) {
+    r.breakdown[PartOf(nodes[id])] += nodes[id].end - nodes[id].ready;
+  }
+  // Time before the first critical node became ready (none in a well-formed plan).
+  Nanos covered;
+  for (Nanos t : r.breakdown) covered += t;
+  r.breakdown[kBdOther] += r.latency - covered;
+  CacheCounters c = strategy_->counters();
+  r.cache_hits = c.hits - counters_at_start_.hits;
+  r.cache_accesses = c.accesses - counters_at_start_.accesses;
+  r.flash_bytes = env_.flash->bytes_read() - flash_bytes_at_start_;
+  r.flash_busy = env_.flash->busy_time() - flash_busy_at_start_;
+  r.nodes = nodes.size();
+  return r;
+}
+
+void Engine::FinishStep() {
+  StepRecord r = Measure();
+  if (step_ < 0) {
+    record_.has_prefill = true;
+    record_.prefill = r;
+  } else {
+    record_.tokens.push_back(r);
+    strategy_->EndToken();
+  }
+  ++step_;
+  completions_.clear();
+  draining_ = false;
+  NextStep();
+}
+
+void Engine::Fail(absl::Status status) {
+  status_ = std::move(status);
+  finished_ = true;
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,87 @@
+// The engine's narrow window on the world (DESIGN.md "one engine, two worlds"):
+// a Clock, a FlashDevice and a ComputeBackend. Both are completion-based: Submit()
+// never blocks and the result comes back through the CompletionSink the engine
+// registers. The simulator (sim/) and the real backends implement these; nothing
+// in engine/ knows which world it runs in.
+#pragma once
+
+#include <cstdint>
+
+#include "common/time.h"
+
+namespace sparseflash {
+
+class Clock {
+ public:
+  virtual ~Clock() = default;
+  virtual Nanos Now() const = 0;
+};
+
+// `count` reads of `request_bytes` each, issued together. At most `max_in_flight`
+// of them are outstanding at once (1 for a thread blocked on a page fault, the
+// submitter's depth for asynchronous I/O).
+struct FlashRead {
+  uint64_t tag = 0;
+  int64_t request_bytes = 0;
+  int32_t count = 1;
+  int32_t max_in_flight = 1;
+  bool sequential = false;
+  int64_t range_bytes = 0;  // address range the reads fall in; 0 = large
+};
+
+enum class ComputeKind : uint8_t {
+  kAttention,
+  kPredictor,
+  kFfn,
+  kMemoryManagement,
+  kOther,
+};
+const char* ComputeKindName(ComputeKind kind);
+
+enum class ComputeUnit : uint8_t { kCpu, kNpu };
+
+// One unit of compute: a neuron cluster of a matrix, an attention block, a
+// predictor, a dense layer slice. Bandwidth-bound work is described by the bytes
+// it streams from DRAM; compute-bound work (prefill) by its operations.
+struct ComputeTask {
+  uint64_t tag = 0;
+  ComputeKind kind = ComputeKind::kOther;
+  ComputeUnit unit = ComputeUnit::kCpu;
+  int64_t bytes = 0;
+  double ops = 0;
+};
+
+class CompletionSink {
+ public:
+  virtual ~CompletionSink() = default;
+  virtual void OnReadDone(uint64_t tag, bool ok) = 0;
+  virtual void OnComputeDone(uint64_t tag) = 0;
+};
+
+class FlashDevice {
+ public:
+  virtual ~FlashDevice() = default;
+  virtual void SetSink(CompletionSink* sink) = 0;
+  virtual void Submit(const FlashRead& read) = 0;
+  virtual int64_t alignment() const { return 4096; }
+  // Bytes transferred and time the device was busy (at least one read in flight).
+  virtual int64_t bytes_read() const = 0;
+  virtual Nanos busy_time() const = 0;
+};
+
+class ComputeBackend {
+ public:
+  virtual ~ComputeBackend() = default;
+  virtual void SetSink(CompletionSink* sink) = 0;
+  virtual void Submit(const ComputeTask& task) = 0;
+  virtual int cpu_workers() const = 0;
+  virtual bool has_npu() const = 0;
+};
+
+struct Env {
+  Clock* clock = nullptr;
+  FlashDevice* flash = nullptr;
+  ComputeBackend* compute = nullptr;
+};
+
+}  // namespace sparseflash

@@ -1,0 +1,71 @@
+#include "engine/layer_costs.h"
+
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "common/units.h"
+
+namespace sparseflash {
+
+LayerCosts ComputeLayerCosts(const ModelSpec& m, const ModelBytes& b) {
+  LayerCosts c;
+  c.layers = m.layers;
+  c.attention_bytes = b.attention_bytes / m.layers;
+  c.kv_bytes_per_token = b.kv_bytes_per_token / m.layers;
+  c.predictor_bytes = b.predictor_bytes / m.layers;
+  const int64_t expert_bytes = int64_t{m.d_ffn} * b.bundle_bytes;
+  c.layer_ffn_bytes = expert_bytes * m.experts;
+  c.dense_ffn_bytes = expert_bytes * m.top_k;
+  c.head_bytes = m.tied_embeddings ? b.embedding_bytes : b.embedding_bytes / 2;
+  const double d = m.d_model;
+  const double attention = 2 * d * m.heads * m.head_dim + 2 * d * m.kv_heads * m.head_dim;
+  const double ffn = double{m.ffn_matrices()} * d * m.d_ffn * m.top_k;
+  c.ops_per_token = 2 * (m.layers * (attention + ffn) + double{m.vocab} * d);
+  return c;
+}
+
+absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
+                                    int64_t resident_bytes, int64_t cacheable_bytes,
+                                    const std::string& what) {
+  if (ffn_resident >= 0) {
+    if (ffn_resident > 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--ffn-resident ", ffn_resident, " is above 1"));
+    }
+    return static_cast<int64_t>(std::llround(ffn_resident * cacheable_bytes));
+  }
+  if (memory_bytes < resident_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "memory budget ", FormatBytes(memory_bytes), " is below the resident set of ",
+        FormatBytes(resident_bytes), " (", what, "); raise --memory to at least ",
+        FormatBytes(resident_bytes)));
+  }
+  return memory_bytes - resident_bytes;
+}
+
+}  // namespace sparseflash
+
+namespace sparseflash {
+
+NodeId PlanDensePrefill(const LayerCosts& c, int tokens, ComputeUnit unit, int parts,
+                        int64_t read_bytes_per_layer, int64_t request_bytes, WorkPlan* plan) {
+  const double ops_per_layer = c.ops_per_token * tokens / c.layers;
+  NodeId prev_compute = kNoNode, prev_read = kNoNode;
+  for (int l = 0; l < c.layers; ++l) {
+    NodeId read = prev_read;
+    if (read_bytes_per_layer > 0) {
+      FlashRead r;
+      r.request_bytes = request_bytes;
+      r.count = static_cast<int32_t>((read_bytes_per_layer + request_bytes - 1) / request_bytes);
+      r.max_in_flight = 1;
+      r.sequential = true;
+      read = plan->Read(r, {prev_read});
+      prev_read = read;
+    }
+    prev_compute = plan->Parallel(ComputeKind::kOther, unit, 0, ops_per_layer,
+                                  unit == ComputeUnit::kNpu ? 1 : parts, {prev_compute, read});
+  }
+  return plan->Join({prev_compute, prev_read});
+}
+
+}  // namespace sparseflash

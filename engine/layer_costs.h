@@ -1,0 +1,65 @@
+// Per-layer byte costs shared by the strategies: what attention, the KV cache,
+// the predictor, a dense FFN and the LM head stream from DRAM per token, and the
+// operations of a prefill. Derived from ModelBytes; value type.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "engine/model_bytes.h"
+#include "engine/work_plan.h"
+#include "traces/model_spec.h"
+
+namespace sparseflash {
+
+struct LayerCosts {
+  int layers = 0;
+  int64_t attention_bytes = 0;      // weights of one layer's attention
+  int64_t kv_bytes_per_token = 0;   // one layer's K and V for one position
+  int64_t predictor_bytes = 0;      // one layer's predictor(s)
+  int64_t dense_ffn_bytes = 0;      // one layer's FFN as a dense engine streams it per token
+  int64_t layer_ffn_bytes = 0;      // one layer's whole FFN (all experts)
+  int64_t head_bytes = 0;           // LM head (and the embedding row)
+  double ops_per_token = 0;         // 2 x weights a token uses (prefill, dense)
+
+  // One layer's attention at KV position `position`.
+  int64_t AttentionBytes(int position) const {
+    return attention_bytes + kv_bytes_per_token * position;
+  }
+};
+
+LayerCosts ComputeLayerCosts(const ModelSpec& model, const ModelBytes& bytes);
+
+// The budget left for a cache: `memory_bytes` minus `resident_bytes`, or
+// `ffn_resident` x `cacheable_bytes`. Errors name both sizes.
+absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
+                                    int64_t resident_bytes, int64_t cacheable_bytes,
+                                    const std::string& what);
+
+// Attention of every layer then `ffn(layer, after)` per layer, then the head;
+// the common skeleton of a decode step. Returns the last node.
+template <typename FfnFn>
+NodeId PlanLayers(const LayerCosts& c, int position, int threads, ComputeUnit attention_unit,
+                  WorkPlan* plan, FfnFn&& ffn) {
+  NodeId prev = kNoNode;
+  for (int l = 0; l < c.layers; ++l) {
+    NodeId attention = plan->Parallel(ComputeKind::kAttention, attention_unit,
+                                      c.AttentionBytes(position), 0,
+                                      attention_unit == ComputeUnit::kNpu ? 1 : threads, {prev});
+    prev = ffn(l, attention);
+  }
+  return plan->Parallel(ComputeKind::kOther, ComputeUnit::kCpu, c.head_bytes, 0, threads, {prev});
+}
+
+}  // namespace sparseflash
+
+namespace sparseflash {
+
+// A dense prefill of `tokens` tokens: each layer's compute (operations on
+// `unit`, split over `parts`) waits for the previous layer and for that layer's
+// `read_bytes_per_layer` of weights, which one I/O thread reads sequentially in
+// `request_bytes` requests one layer ahead (PowerInfer-2 v3 section 4.1).
+NodeId PlanDensePrefill(const LayerCosts& c, int tokens, ComputeUnit unit, int parts,
+                        int64_t read_bytes_per_layer, int64_t request_bytes, WorkPlan* plan);
+
+}  // namespace sparseflash

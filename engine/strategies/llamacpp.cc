@@ -1,0 +1,142 @@
+// llamacpp: llama.cpp as the PowerInfer-2 baseline (reference/techniques.md
+// section 3): dense compute, weights mmap'ed, so they live in the kernel's page
+// cache. The cache is modelled as read-around windows (128 KiB, Linux default)
+// of the weight file under an LRU-like policy with the budget left after the
+// anonymous memory (KV cache, buffers). Each compute thread faults on its part
+// of each matrix and blocks on a synchronous read-around read per missing
+// window; the faulting threads are the device's queue depth.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "engine/layer_costs.h"
+#include "engine/neuron_cache.h"
+#include "engine/strategies/strategies.h"
+
+namespace sparseflash {
+namespace {
+
+class LlamaCpp : public Strategy {
+ public:
+  LlamaCpp(const StrategyContext& ctx, int threads, int64_t window,
+           std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
+      : ctx_(ctx), threads_(threads), window_(window), cache_(std::move(cache)), memory_(memory),
+        costs_(ComputeLayerCosts(ctx.model, ctx.bytes)) {
+    expert_bytes_ = costs_.layer_ffn_bytes / ctx.model.experts;
+    layer_stride_ = costs_.attention_bytes + costs_.layer_ffn_bytes;
+  }
+
+  ResourcePlan resources() const override {
+    return {.compute_threads = threads_, .io_core_class = "", .uses_npu = false};
+  }
+  MemoryPlan memory() const override { return memory_; }
+  CacheCounters counters() const override {
+    return {cache_->stats().hits, cache_->stats().hits + cache_->stats().misses};
+  }
+
+  NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
+    const double resident = std::min(1.0, double(memory_.cache_bytes) / double(FileBytes()));
+    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, threads_,
+                            static_cast<int64_t>((1 - resident) * layer_stride_), window_, plan);
+  }
+
+  NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
+    NodeId prev = kNoNode;
+    for (int l = 0; l < costs_.layers; ++l) {
+      const int64_t base = int64_t{l} * layer_stride_;
+      std::vector<Range> ranges = {{base, costs_.attention_bytes}};
+      for (const NeuronSet& set : token.layers[l].experts) {
+        ranges.push_back({base + costs_.attention_bytes + set.expert * expert_bytes_,
+                          expert_bytes_});
+      }
+      prev = PlanScan(ranges, costs_.kv_bytes_per_token * position, prev, plan);
+    }
+    return PlanScan({{costs_.layers * layer_stride_, costs_.head_bytes}}, 0, prev, plan);
+  }
+
+ private:
+  struct Range {
+    int64_t offset, bytes;
+  };
+
+  int64_t FileBytes() const { return costs_.layers * layer_stride_ + costs_.head_bytes; }
+
+  // The threads share the windows of `ranges` (contiguous parts each); a thread
+  // reads its missing windows one by one, then computes.
+  NodeId PlanScan(const std::vector<Range>& ranges, int64_t extra_bytes, NodeId after,
+                  WorkPlan* plan) {
+    std::vector<int64_t> windows;
+    int64_t bytes = extra_bytes;
+    for (const Range& r : ranges) {
+      for (int64_t w = r.offset / window_; w * window_ < r.offset + r.bytes; ++w) {
+        windows.push_back(w);
+      }
+      bytes += r.bytes;
+    }
+    std::vector<NodeId> ends;
+    const int64_t n = static_cast<int64_t>(windows.size());
+    for (int t = 0; t < threads_; ++t) {
+      const int64_t begin = n * t / threads_, end = n * (t + 1) / threads_;
+      int64_t misses = 0;
+      for (int64_t i = begin; i < end; ++i) {
+        misses += cache_->Access(static_cast<CacheKey>(windows[i]), window_) ? 0 : 1;
+      }
+      NodeId read = after;
+      if (misses > 0) {
+        FlashRead r{.request_bytes = window_, .count = static_cast<int32_t>(misses),
+                    .max_in_flight = 1, .range_bytes = FileBytes()};
+        read = plan->Read(r, {after});
+      }
+      ComputeTask compute{.kind = ComputeKind::kFfn, .unit = ComputeUnit::kCpu,
+                          .bytes = n == 0 ? 0 : bytes * (end - begin) / n};
+      ends.push_back(plan->Compute(compute, {read}));
+    }
+    NodeId done = plan->Join(ends);
+    plan->Depend(done, after);
+    return done;
+  }
+
+  StrategyContext ctx_;
+  int threads_;
+  int64_t window_;
+  std::unique_ptr<NeuronCache> cache_;
+  MemoryPlan memory_;
+  LayerCosts costs_;
+  int64_t expert_bytes_ = 0;
+  int64_t layer_stride_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
+                                                       const StrategyContext& ctx) {
+  const ModelBytes& b = ctx.bytes;
+  int threads = opt.Int("threads", std::max(1, std::min(4, ctx.cpu_cores)));
+  if (ctx.threads > 0) threads = ctx.threads;
+  const int64_t window = int64_t{opt.Int("read_ahead_kb", 128)} * 1024;  // Linux default [ext]
+  const std::string policy = ctx.policy.empty() ? opt.String("policy", "lru") : ctx.policy;
+  if (absl::Status st = opt.Check("llamacpp"); !st.ok()) return st;
+  if (window < 4096 || window % 4096 != 0) {
+    return absl::InvalidArgumentError("llamacpp: read_ahead_kb must be a multiple of 4");
+  }
+  const int64_t anonymous = b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes;
+  const int64_t file = b.model_bytes();
+  absl::StatusOr<int64_t> budget =
+      ctx.ffn_resident >= 0
+          ? CacheBudget(-1, ctx.ffn_resident, 0, b.ffn_bytes, "")
+          : CacheBudget(ctx.memory_bytes, -1, anonymous, 0, "KV cache and runtime buffers");
+  if (!budget.ok()) return budget.status();
+  int64_t page_cache = ctx.ffn_resident >= 0 ? *budget + b.non_ffn_bytes() : *budget;
+  page_cache = std::min(page_cache, file + window);
+  NeuronCacheOptions co;
+  co.key_space = static_cast<uint32_t>(file / window + 2);
+  co.capacity_bytes = page_cache;
+  co.policy = policy;
+  co.entry_bytes = window;
+  co.oracle = ctx.oracle;
+  absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
+  if (!cache.ok()) return cache.status();
+  return std::unique_ptr<Strategy>(
+      new LlamaCpp(ctx, threads, window, *std::move(cache), {anonymous, page_cache}));
+}
+
+}  // namespace sparseflash

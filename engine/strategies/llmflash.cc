@@ -1,0 +1,196 @@
+// llmflash: LLM in a Flash (reference/techniques.md section 2). Embeddings,
+// attention, KV cache and predictors resident; the neurons predicted for the
+// last k tokens kept in DRAM (sliding window); only neurons new to the window
+// read, as row-column bundles, by 32 parallel readers; compute after the reads
+// (no pipeline); memory management (deleting rows by moving the last row in,
+// appending new rows) charged at the device's DRAM rewrite rate. With
+// predictor=false it is the paper's naive (hybrid_share=0) or hybrid baseline:
+// the non-resident part of every layer read sequentially for every token.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "engine/layer_costs.h"
+#include "engine/neuron_cache.h"
+#include "engine/predictor.h"
+#include "engine/sparse_ffn.h"
+#include "engine/strategies/strategies.h"
+
+namespace sparseflash {
+namespace {
+
+struct Settings {
+  int threads;
+  bool predictor_on;
+  int window;
+  LayoutKind layout;
+  int io_threads;
+  bool memory_management;
+  double hybrid_share;
+  PredictorOptions predictor;
+};
+
+class LlmFlash : public Strategy {
+ public:
+  LlmFlash(const StrategyContext& ctx, const Settings& s, NeuronReads reads,
+           std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
+      : ctx_(ctx), s_(s), reads_(reads), cache_(std::move(cache)), memory_(memory),
+        costs_(ComputeLayerCosts(ctx.model, ctx.bytes)),
+        indexer_(ctx.model.layers, ctx.model.experts, ctx.model.d_ffn),
+        predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
+                   ctx.model.d_ffn) {}
+
+  ResourcePlan resources() const override {
+    return {.compute_threads = s_.threads, .io_core_class = "", .uses_npu = false};
+  }
+  MemoryPlan memory() const override { return memory_; }
+  CacheCounters counters() const override {
+    if (!cache_) return {};
+    return {cache_->stats().hits, cache_->stats().hits + cache_->stats().misses};
+  }
+
+  NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
+    const double resident =
+        std::min(1.0, double(memory_.cache_bytes) / double(ctx_.bytes.ffn_bytes));
+    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, s_.threads,
+                            static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes),
+                            1 << 20, plan);
+  }
+
+  NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
+    if (!s_.predictor_on) return PlanStreaming(position, plan);
+    return PlanLayers(costs_, position, s_.threads, ComputeUnit::kCpu, plan,
+                      [&](int l, NodeId attention) {
+                        return PlanFfn(token.layers[l], attention, plan);
+                      });
+  }
+
+  void EndToken() override {
+    if (cache_) cache_->OnTokenEnd();
+  }
+
+ private:
+  // Naive / hybrid: every layer's non-resident weights read sequentially, then
+  // dense compute; the next layer's read waits for this layer (no overlap).
+  NodeId PlanStreaming(int position, WorkPlan* plan) {
+    const double missing = 1 - s_.hybrid_share;
+    NodeId prev = kNoNode;
+    for (int l = 0; l < costs_.layers; ++l) {
+      const int64_t layer_bytes = costs_.attention_bytes + costs_.layer_ffn_bytes;
+      NodeId read = StreamRead(static_cast<int64_t>(missing * layer_bytes), prev, plan);
+      NodeId attention = plan->Parallel(ComputeKind::kAttention, ComputeUnit::kCpu,
+                                        costs_.AttentionBytes(position), 0, s_.threads, {read});
+      prev = plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, costs_.dense_ffn_bytes, 0,
+                            s_.threads, {attention});
+    }
+    NodeId head = StreamRead(static_cast<int64_t>(missing * costs_.head_bytes), prev, plan);
+    return plan->Parallel(ComputeKind::kOther, ComputeUnit::kCpu, costs_.head_bytes, 0,
+                          s_.threads, {head});
+  }
+
+  NodeId StreamRead(int64_t bytes, NodeId after, WorkPlan* plan) {
+    if (bytes <= 0) return plan->Join({after});
+    const int64_t request = 1 << 20;
+    FlashRead r{.request_bytes = request,
+                .count = static_cast<int32_t>((bytes + request - 1) / request),
+                .max_in_flight = s_.io_threads, .sequential = true};
+    return plan->Read(r, {after});
+  }
+
+  NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
+    const ModelSpec& m = ctx_.model;
+    NodeId predicted = plan->Parallel(
+        ComputeKind::kPredictor, ComputeUnit::kCpu,
+        costs_.predictor_bytes / m.experts * int64_t(layer.experts.size()), 0, s_.threads, {after});
+    FfnPlanOptions o;
+    o.pipeline = PipelineMode::kNone;
+    o.cluster_neurons = 1 << 30;  // one batch of reads, one compute per layer
+    o.reads = reads_;
+    o.gate_row_bytes = ctx_.bytes.matrix_row_bytes;
+    o.bundle_bytes = ctx_.bytes.bundle_bytes;
+    o.io_depth = s_.io_threads;
+    o.range_bytes = int64_t{m.d_ffn} * m.experts * ctx_.bytes.bundle_flash_bytes;
+    std::vector<NodeId> ends;
+    int64_t fetched = 0;
+    for (const NeuronSet& set : layer.experts) {
+      const int slot = static_cast<int>(layer.layer) * m.experts + static_cast<int>(set.expert);
+      const uint32_t base = indexer_.Key(layer.layer, set.expert, 0);
+      FfnCounts counts = ClassifyNeurons(
+          predictor_.Predict(slot, set), set, base, reads_.second_conditional,
+          [&](CacheKey k) {
+            return cache_->Lookup(k) ? Residency::kResident : Residency::kMissing;
+          },
+          [&](CacheKey k) {
+            cache_->Insert(k, ctx_.bytes.bundle_bytes);
+            ++fetched;
+          });
+      ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
+    }
+    NodeId end = plan->Join(ends);
+    plan->Depend(end, predicted);
+    if (!s_.memory_management || fetched == 0) return end;
+    // Rows rewritten: as many deleted (last row moved in) as appended, charged
+    // per row at the DRAM rewrite rate (techniques.md 2.7).
+    ComputeTask manage{.kind = ComputeKind::kMemoryManagement, .unit = ComputeUnit::kCpu,
+                       .bytes = fetched * ctx_.bytes.bundle_bytes};
+    return plan->Compute(manage, {end});
+  }
+
+  StrategyContext ctx_;
+  Settings s_;
+  NeuronReads reads_;
+  std::unique_ptr<NeuronCache> cache_;
+  MemoryPlan memory_;
+  LayerCosts costs_;
+  NeuronIndexer indexer_;
+  Predictor predictor_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
+                                                       const StrategyContext& ctx) {
+  const ModelSpec& m = ctx.model;
+  const ModelBytes& b = ctx.bytes;
+  Settings s;
+  s.threads = opt.Int("threads", std::max(1, std::min(8, ctx.cpu_cores)));
+  if (ctx.threads > 0) s.threads = ctx.threads;
+  s.predictor_on = opt.Bool("predictor", true);
+  s.window = opt.Int("window", 4);                 // [LF] k = 4 (OPT, Falcon)
+  const bool bundling = opt.Bool("bundling", true);  // [LF] row-column bundling
+  s.io_threads = opt.Int("io_threads", 32);        // [LF]
+  s.memory_management = opt.Bool("memory_management", true);
+  s.hybrid_share = opt.Double("hybrid_share", 0.5);  // [LF] naive = 0, hybrid = 0.5
+  s.predictor.recall = opt.Double("predictor_recall", s.predictor.recall);
+  s.predictor.extra = opt.Double("predictor_extra", s.predictor.extra);
+  s.predictor.seed = ctx.seed;
+  const std::string policy = ctx.policy.empty() ? opt.String("policy", "window") : ctx.policy;
+  if (absl::Status st = opt.Check("llmflash"); !st.ok()) return st;
+  s.layout = bundling ? LayoutKind::kBundle : LayoutKind::kMatrix;
+  absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
+  if (!reads.ok()) return reads.status();
+  if (!s.predictor_on) {
+    // No sparsity: the hybrid share of the model is resident, the rest streamed.
+    MemoryPlan memory{.resident_bytes = static_cast<int64_t>(s.hybrid_share * b.model_bytes()) +
+                                        b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes};
+    return std::unique_ptr<Strategy>(new LlmFlash(ctx, s, *reads, nullptr, memory));
+  }
+  const int64_t resident = b.resident_bytes(ctx.context_tokens());
+  absl::StatusOr<int64_t> budget = CacheBudget(
+      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+      "embeddings, attention, KV cache, predictors and runtime buffers");
+  if (!budget.ok()) return budget.status();
+  NeuronIndexer indexer(m.layers, m.experts, m.d_ffn);
+  NeuronCacheOptions co;
+  co.key_space = indexer.key_space();
+  co.capacity_bytes = std::min(*budget, b.ffn_bytes);
+  co.policy = policy;
+  co.entry_bytes = b.bundle_bytes;
+  co.window_tokens = s.window;
+  co.oracle = ctx.oracle;
+  absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
+  if (!cache.ok()) return cache.status();
+  return std::unique_ptr<Strategy>(
+      new LlmFlash(ctx, s, *reads, *std::move(cache), {resident, co.capacity_bytes}));
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,172 @@
+// powerinfer2: PowerInfer-2 v3 (reference/techniques.md section 1). Attention,
+// KV cache, predictors and scales pinned; FFN neurons in a segmented cache (hot
+// region from the offline profile, cold region per neuron under LRU); predicted
+// cold neurons read as split bundles (gate 4 KB, then up/down 4 KB only for a
+// non-zero gate) by one I/O submitter; a neuron-cluster pipeline over N compute
+// threads; optionally the NPU computes the hot rows densely. Prefill runs dense
+// on the NPU while one big core reads the next layer sequentially.
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "engine/layer_costs.h"
+#include "engine/predictor.h"
+#include "engine/segmented_cache.h"
+#include "engine/sparse_ffn.h"
+#include "engine/strategies/strategies.h"
+
+namespace sparseflash {
+namespace {
+
+struct Settings {
+  int threads;
+  LayoutKind layout;
+  PipelineMode pipeline;
+  int cluster_neurons;
+  int io_depth;
+  bool npu;
+  SegmentedCacheOptions cache;
+  PredictorOptions predictor;
+};
+
+class PowerInfer2 : public Strategy {
+ public:
+  PowerInfer2(const StrategyContext& ctx, const Settings& s, NeuronReads reads,
+              std::unique_ptr<SegmentedCache> cache, int64_t resident)
+      : ctx_(ctx), s_(s), reads_(reads), cache_(std::move(cache)), resident_(resident),
+        costs_(ComputeLayerCosts(ctx.model, ctx.bytes)),
+        indexer_(ctx.model.layers, ctx.model.experts, ctx.model.d_ffn),
+        predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
+                   ctx.model.d_ffn) {
+    hot_per_slot_.assign(ctx.model.layers * ctx.model.experts, 0);
+    for (CacheKey k = 0; k < indexer_.key_space(); ++k) {
+      if (cache_->hot(k)) ++hot_per_slot_[k / ctx.model.d_ffn];
+    }
+  }
+
+  ResourcePlan resources() const override {
+    return {.compute_threads = s_.threads, .io_core_class = "big", .uses_npu = s_.npu};
+  }
+  MemoryPlan memory() const override { return {resident_, s_.cache.capacity_bytes}; }
+  CacheCounters counters() const override { return {cache_->hits(), cache_->accesses()}; }
+
+  NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
+    const double missing_share =
+        1.0 - std::min(1.0, double(s_.cache.capacity_bytes) / double(ctx_.bytes.ffn_bytes));
+    const int64_t read = static_cast<int64_t>(missing_share * costs_.layer_ffn_bytes);
+    return PlanDensePrefill(costs_, tokens, s_.npu ? ComputeUnit::kNpu : ComputeUnit::kCpu,
+                            s_.threads, read, 512 * 1024, plan);
+  }
+
+  NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
+    return PlanLayers(costs_, position, s_.threads, ComputeUnit::kCpu, plan,
+                      [&](int l, NodeId attention) {
+                        return PlanFfn(token.layers[l], attention, plan);
+                      });
+  }
+
+  void EndToken() override { cache_->OnTokenEnd(); }
+
+ private:
+  NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
+    const ModelSpec& m = ctx_.model;
+    const int64_t per_expert_predictor = costs_.predictor_bytes / m.experts;
+    NodeId predicted = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
+                                      per_expert_predictor * int64_t(layer.experts.size()), 0,
+                                      s_.threads, {after});
+    FfnPlanOptions o;
+    o.pipeline = s_.pipeline;
+    o.cluster_neurons = s_.cluster_neurons;
+    o.reads = reads_;
+    o.gate_row_bytes = ctx_.bytes.matrix_row_bytes;
+    o.bundle_bytes = ctx_.bytes.bundle_bytes;
+    o.io_depth = s_.io_depth;
+    o.range_bytes = int64_t{m.d_ffn} * m.experts * ctx_.bytes.bundle_flash_bytes;
+    std::vector<NodeId> ends;
+    for (const NeuronSet& set : layer.experts) {
+      const int slot = static_cast<int>(layer.layer) * m.experts + static_cast<int>(set.expert);
+      const uint32_t base = indexer_.Key(layer.layer, set.expert, 0);
+      const std::vector<uint32_t>& predicted_ids = predictor_.Predict(slot, set);
+      FfnCounts counts = ClassifyNeurons(
+          predicted_ids, set, base, reads_.second_conditional,
+          [&](CacheKey k) { return Lookup(k); },
+          [&](CacheKey k) { cache_->Fetched(k); });
+      ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
+      if (s_.npu && hot_per_slot_[slot] > 0) {
+        ComputeTask dense{.kind = ComputeKind::kFfn, .unit = ComputeUnit::kNpu,
+                          .bytes = hot_per_slot_[slot] * ctx_.bytes.bundle_bytes};
+        ends.push_back(plan->Compute(dense, {predicted}));
+      }
+    }
+    NodeId end = plan->Join(ends);
+    plan->Depend(end, predicted);
+    return end;
+  }
+
+  // With the NPU on, hot rows are computed densely there and the CPU skips them.
+  Residency Lookup(CacheKey k) {
+    if (!cache_->Lookup(k)) return Residency::kMissing;
+    return s_.npu && cache_->hot(k) ? Residency::kElsewhere : Residency::kResident;
+  }
+
+  StrategyContext ctx_;
+  Settings s_;
+  NeuronReads reads_;
+  std::unique_ptr<SegmentedCache> cache_;
+  int64_t resident_;
+  LayerCosts costs_;
+  NeuronIndexer indexer_;
+  Predictor predictor_;
+  std::vector<int64_t> hot_per_slot_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
+                                                          const StrategyContext& ctx) {
+  const ModelSpec& m = ctx.model;
+  const ModelBytes& b = ctx.bytes;
+  Settings s;
+  s.threads = opt.Int("threads", std::max(1, std::min(4, ctx.cpu_cores - 1)));  // [v3 Fig. 6]
+  if (ctx.threads > 0) s.threads = ctx.threads;
+  const bool split = b.bundle_flash_bytes == 8192;
+  absl::StatusOr<LayoutKind> layout = ParseLayout(opt.String("layout", split ? "split-bundle" : "bundle"));
+  absl::StatusOr<PipelineMode> pipeline = ParsePipeline(opt.String("pipeline", "cluster"));
+  absl::StatusOr<WarmOrder> warm = ParseWarmOrder(opt.String("warm", "rank"));
+  s.cluster_neurons = opt.Int("cluster_neurons", 128);
+  s.io_depth = opt.Int("io_depth", 32);
+  s.npu = opt.Bool("npu", ctx.npu_present);
+  s.cache.hot_share = opt.Double("hot_share", 0.5);
+  s.cache.cold_policy = ctx.policy.empty() ? opt.String("policy", "lru") : ctx.policy;
+  s.predictor.recall = opt.Double("predictor_recall", s.predictor.recall);
+  s.predictor.extra = opt.Double("predictor_extra", s.predictor.extra);
+  s.predictor.seed = ctx.seed;
+  if (absl::Status st = opt.Check("powerinfer2"); !st.ok()) return st;
+  for (const absl::Status& st : {layout.status(), pipeline.status(), warm.status()}) {
+    if (!st.ok()) return st;
+  }
+  if (s.npu && !ctx.npu_present) {
+    return absl::InvalidArgumentError("powerinfer2: npu=true but the device has no NPU");
+  }
+  s.layout = *layout;
+  s.pipeline = *pipeline;
+  s.cache.warm = *warm;
+  absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
+  if (!reads.ok()) return reads.status();
+  const int64_t resident = b.resident_bytes(ctx.context_tokens());
+  absl::StatusOr<int64_t> budget = CacheBudget(
+      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+      "non-FFN weights, KV cache, predictors, scales and runtime buffers");
+  if (!budget.ok()) return budget.status();
+  NeuronIndexer indexer(m.layers, m.experts, m.d_ffn);
+  s.cache.key_space = indexer.key_space();
+  s.cache.capacity_bytes = std::min(*budget, b.ffn_bytes);
+  s.cache.neuron_bytes = b.bundle_bytes;
+  s.cache.oracle = ctx.oracle;
+  absl::StatusOr<std::unique_ptr<SegmentedCache>> cache =
+      SegmentedCache::Create(s.cache, ctx.profile->Ranked());
+  if (!cache.ok()) return cache.status();
+  return std::unique_ptr<Strategy>(
+      new PowerInfer2(ctx, s, *reads, *std::move(cache), resident));
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,84 @@
+// A strategy composes the engine's parts (layout, cache, predictor, pipeline)
+// into the work of each token: powerinfer2, llmflash, llamacpp, in_memory. New
+// strategies are one file in strategies/ and one line in strategies/registry.cc.
+// A strategy owns its cache state and makes every caching decision while it
+// plans a token, so the simulated and the real world see the same decisions.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/access_profile.h"
+#include "engine/model_bytes.h"
+#include "engine/strategy_options.h"
+#include "engine/work_plan.h"
+#include "traces/activation.h"
+#include "traces/model_spec.h"
+
+namespace sparseflash {
+
+// What a strategy is given: the model, the trace, the budget and what the
+// machine has. Exactly one of memory_bytes and ffn_resident is set (>= 0).
+struct StrategyContext {
+  ModelSpec model;
+  ModelBytes bytes;
+  TraceHeader trace;
+  int64_t memory_bytes = -1;  // whole-process budget
+  double ffn_resident = -1;   // fraction of the FFN weights the cache holds
+  std::string policy;         // cache policy; "" = the strategy's default
+  int threads = 0;            // compute threads; 0 = the strategy's default
+  int prompt_tokens = 0;
+  int decode_tokens = 0;
+  int cpu_cores = 1;
+  bool npu_present = false;
+  const ActivationProfile* profile = nullptr;  // offline activation profile
+  TraceOracle* oracle = nullptr;               // future accesses (Belady only)
+  uint64_t seed = 1;
+
+  int context_tokens() const { return prompt_tokens + decode_tokens; }
+};
+
+// How the strategy uses the machine; the world builds its devices from it.
+struct ResourcePlan {
+  int compute_threads = 1;
+  std::string io_core_class = "big";  // core the I/O submitter runs on
+  bool uses_npu = false;
+};
+
+// Memory accounting of a configured strategy, for reports.
+struct MemoryPlan {
+  int64_t resident_bytes = 0;  // pinned: weights, KV cache, predictors, scales, buffers
+  int64_t cache_bytes = 0;     // neuron cache (or page cache)
+};
+
+struct CacheCounters {
+  uint64_t hits = 0;
+  uint64_t accesses = 0;
+};
+
+class Strategy {
+ public:
+  virtual ~Strategy() = default;
+  virtual ResourcePlan resources() const = 0;
+  virtual MemoryPlan memory() const = 0;
+  // Work of a prompt of `tokens` tokens (prefill); returns its last node.
+  virtual NodeId PlanPrefill(int tokens, WorkPlan* plan) = 0;
+  // Work of one decode step at KV position `position`; returns its last node.
+  virtual NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) = 0;
+  virtual void EndToken() {}
+  // Neuron-cache (or page-cache) hits and accesses so far.
+  virtual CacheCounters counters() const = 0;
+};
+
+// Creates strategy `name` reading its settings from `options` (unknown keys are
+// an error) and sizing its memory from `context`. An unknown name lists the
+// known ones; a budget below the resident set names both sizes.
+absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(const std::string& name,
+                                                       StrategyOptions& options,
+                                                       const StrategyContext& context);
+std::vector<std::string> StrategyNames();
+
+}  // namespace sparseflash

@@ -1,0 +1,44 @@
+#include "engine/token_source.h"
+
+#include "traces/generator.h"
+#include "traces/trace_reader.h"
+
+namespace sparseflash {
+namespace {
+
+class TraceFileSource : public TokenSource {
+ public:
+  explicit TraceFileSource(std::unique_ptr<TraceReader> reader) : reader_(std::move(reader)) {}
+  const TraceHeader& header() const override { return reader_->header(); }
+  absl::StatusOr<bool> Next(TokenActivations* token) override { return reader_->Next(token); }
+
+ private:
+  std::unique_ptr<TraceReader> reader_;
+};
+
+class GeneratorSource : public TokenSource {
+ public:
+  GeneratorSource(const ModelSpec& model, const GeneratorOptions& options)
+      : generator_(model, options) {}
+  const TraceHeader& header() const override { return generator_.header(); }
+  absl::StatusOr<bool> Next(TokenActivations* token) override { return generator_.Next(token); }
+
+ private:
+  TraceGenerator generator_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  return std::unique_ptr<TokenSource>(new TraceFileSource(*std::move(reader)));
+}
+
+std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
+                                                 uint64_t tokens) {
+  GeneratorOptions options{.seed = seed, .tokens = tokens};
+  return std::make_unique<GeneratorSource>(model, options);
+}
+
+}  // namespace sparseflash

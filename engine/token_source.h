@@ -1,0 +1,26 @@
+// Where the engine's tokens come from: a trace file streamed from disk or a
+// synthetic generator run on the fly. Both yield TokenActivations in order.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "traces/activation.h"
+#include "traces/model_spec.h"
+
+namespace sparseflash {
+
+class TokenSource {
+ public:
+  virtual ~TokenSource() = default;
+  virtual const TraceHeader& header() const = 0;
+  // Fills the next token; false at the end.
+  virtual absl::StatusOr<bool> Next(TokenActivations* token) = 0;
+};
+
+absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& path);
+std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
+                                                 uint64_t tokens);
+
+}  // namespace sparseflash

@@ -1,0 +1,134 @@
+#include "sim/sim_compute.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace sparseflash {
+
+absl::StatusOr<std::unique_ptr<SimComputeBackend>> SimComputeBackend::Create(
+    EventQueue* queue, const DeviceProfile& profile, const ResourcePlan& plan,
+    Timeline* timeline) {
+  auto backend =
+      std::unique_ptr<SimComputeBackend>(new SimComputeBackend(queue, profile, timeline));
+  // Free cores, fastest first; the I/O submitter keeps one core of its class.
+  std::vector<const CoreClassSpec*> cores;
+  bool io_taken = plan.io_core_class.empty();
+  for (const CoreClassSpec& c : backend->profile_.cores) {
+    for (int i = 0; i < c.count; ++i) {
+      if (!io_taken && c.name == plan.io_core_class) {
+        io_taken = true;
+        continue;
+      }
+      cores.push_back(&c);
+    }
+  }
+  std::stable_sort(cores.begin(), cores.end(), [](const CoreClassSpec* a, const CoreClassSpec* b) {
+    return a->gemv_bytes_per_s > b->gemv_bytes_per_s;
+  });
+  if (plan.compute_threads > static_cast<int>(cores.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        plan.compute_threads, " compute threads asked for, but device '", profile.name, "' has ",
+        cores.size(), " free cores", plan.io_core_class.empty() ? "" : " besides the I/O core",
+        "; lower --threads"));
+  }
+  for (int i = 0; i < plan.compute_threads; ++i) {
+    Worker w;
+    w.core = cores[i];
+    if (timeline) w.lane = timeline->Lane(absl::StrCat("cpu", i, " (", cores[i]->name, ")"));
+    backend->cpu_.push_back(w);
+  }
+  if (plan.uses_npu) {
+    if (!profile.npu.present) {
+      return absl::InvalidArgumentError(absl::StrCat("device '", profile.name, "' has no NPU"));
+    }
+    Worker w;
+    if (timeline) w.lane = timeline->Lane("npu");
+    backend->npu_.push_back(w);
+  }
+  return backend;
+}
+
+void SimComputeBackend::Submit(const ComputeTask& task) {
+  if (task.unit == ComputeUnit::kNpu && !npu_.empty()) {
+    npu_waiting_.push_back(task);
+    Dispatch(npu_, npu_waiting_);
+  } else {
+    cpu_waiting_.push_back(task);
+    Dispatch(cpu_, cpu_waiting_);
+  }
+}
+
+double SimComputeBackend::DramInUse(bool npu) const {
+  double sum = 0;
+  for (const Worker& w : npu ? npu_ : cpu_) sum += w.busy ? w.dram_rate : 0;
+  return sum;
+}
+
+Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
+                                  double* dram_rate) const {
+  const DramSpec& dram = profile_.dram;
+  const bool npu = w.core == nullptr;
+  Nanos overhead = npu ? Nanos{static_cast<int64_t>(profile_.npu.launch_overhead_ns)} : Nanos{};
+  if (task.ops > 0) {
+    *dram_rate = 0;
+    const double rate = npu ? profile_.npu.dense_ops_per_s : w.core->dense_ops_per_s;
+    return overhead + TransferTime(task.ops, rate);
+  }
+  if (task.kind == ComputeKind::kMemoryManagement) {
+    *dram_rate = dram.rewrite_bytes_per_s;
+    return TransferTime(static_cast<double>(task.bytes), dram.rewrite_bytes_per_s);
+  }
+  // Bandwidth left under this unit's ceiling and under the combined ceiling.
+  const double own_ceiling = npu ? dram.npu_bytes_per_s : dram.cpu_bytes_per_s;
+  double left = own_ceiling - DramInUse(npu);
+  if (dram.combined_bytes_per_s > 0) {
+    left = std::min(left, dram.combined_bytes_per_s - DramInUse(npu) - DramInUse(!npu));
+  }
+  double rate = npu ? own_ceiling : w.core->gemv_bytes_per_s;
+  // At least an equal share of the ceiling among this unit's busy workers.
+  int busy = 1;
+  for (const Worker& o : npu ? npu_ : cpu_) busy += o.busy ? 1 : 0;
+  rate = std::min(rate, std::max(left, own_ceiling / busy));
+  *dram_rate = rate;
+  return overhead + TransferTime(static_cast<double>(task.bytes), rate);
+}
+
+void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting) {
+  for (Worker& w : pool) {
+    if (waiting.empty()) return;
+    if (w.busy) continue;
+    ComputeTask task = waiting.front();
+    waiting.pop_front();
+    double dram_rate = 0;
+    Nanos d = Duration(w, task, &dram_rate);
+    w.busy = true;
+    w.dram_rate = dram_rate;
+    const Nanos start = queue_->now();
+    Worker* worker = &w;
+    const bool npu = &pool == &npu_;
+    queue_->After(d, [this, worker, task, start, npu] { Finish(worker, task, start, npu); },
+                  ComputeKindName(task.kind));
+  }
+}
+
+void SimComputeBackend::Finish(Worker* w, ComputeTask task, Nanos start, bool npu) {
+  w->busy = false;
+  w->busy_time += queue_->now() - start;
+  if (timeline_) timeline_->Add(w->lane, ComputeKindName(task.kind), start, queue_->now(), 0);
+  if (npu) {
+    Dispatch(npu_, npu_waiting_);
+  } else {
+    Dispatch(cpu_, cpu_waiting_);
+  }
+  sink_->OnComputeDone(task.tag);
+}
+
+std::vector<Nanos> SimComputeBackend::busy_times() const {
+  std::vector<Nanos> out;
+  for (const Worker& w : cpu_) out.push_back(w.busy_time);
+  for (const Worker& w : npu_) out.push_back(w.busy_time);
+  return out;
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,60 @@
+// Simulated compute: one worker per compute thread, pinned to the fastest free
+// cores of the profile (the I/O submitter's core excluded), plus the NPU when
+// the strategy uses it. Tasks wait in one FIFO per unit and run on the first
+// free worker. A bandwidth-bound task runs at its core's GEMV rate, limited by
+// its share of the DRAM ceiling among the busy workers (CPU ceiling, NPU
+// ceiling, and the combined ceiling when both are busy), fixed when it starts;
+// memory management runs at the DRAM rewrite rate; prefill operations at the
+// core's (or NPU's) dense rate, plus the NPU's launch overhead.
+#pragma once
+
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "devices/device_profile.h"
+#include "engine/env.h"
+#include "engine/strategy.h"
+#include "sim/event_queue.h"
+#include "sim/timeline.h"
+
+namespace sparseflash {
+
+class SimComputeBackend : public ComputeBackend {
+ public:
+  static absl::StatusOr<std::unique_ptr<SimComputeBackend>> Create(
+      EventQueue* queue, const DeviceProfile& profile, const ResourcePlan& plan,
+      Timeline* timeline = nullptr);
+
+  void SetSink(CompletionSink* sink) override { sink_ = sink; }
+  void Submit(const ComputeTask& task) override;
+  int cpu_workers() const override { return static_cast<int>(cpu_.size()); }
+  bool has_npu() const override { return npu_.size() == 1; }
+  // Time each worker was busy (CPU workers, then the NPU), for utilisation.
+  std::vector<Nanos> busy_times() const;
+
+ private:
+  struct Worker {
+    const CoreClassSpec* core = nullptr;  // null for the NPU
+    bool busy = false;
+    double dram_rate = 0;  // bytes/s it draws from DRAM while busy
+    Nanos busy_time;
+    int lane = 0;
+  };
+  SimComputeBackend(EventQueue* queue, const DeviceProfile& profile, Timeline* timeline)
+      : queue_(queue), profile_(profile), timeline_(timeline) {}
+  void Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting);
+  Nanos Duration(const Worker& w, const ComputeTask& task, double* dram_rate) const;
+  double DramInUse(bool npu) const;
+  void Finish(Worker* w, ComputeTask task, Nanos start, bool npu);
+
+  EventQueue* queue_;
+  DeviceProfile profile_;
+  Timeline* timeline_;
+  CompletionSink* sink_ = nullptr;
+  std::vector<Worker> cpu_, npu_;
+  std::deque<ComputeTask> cpu_waiting_, npu_waiting_;
+};
+
+}  // namespace sparseflash

@@ -1,0 +1,88 @@
+#include "sim/sim_flash.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace sparseflash {
+
+SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
+                               std::string core_class, Timeline* timeline)
+    : queue_(queue), curve_(profile), command_queue_depth_(profile.flash.command_queue_depth),
+      core_class_(std::move(core_class)), timeline_(timeline) {
+  if (core_class_.empty() && !profile.cores.empty()) core_class_ = profile.cores.front().name;
+  if (timeline_) lane_ = timeline_->Lane("flash");
+}
+
+void SimFlashDevice::Submit(const FlashRead& read) {
+  Advance();
+  const double bytes = static_cast<double>(read.request_bytes) * read.count;
+  bytes_read_ += static_cast<int64_t>(bytes);
+  active_.push_back({read, bytes, 0, queue_->now()});
+  Reschedule();
+}
+
+void SimFlashDevice::Advance() {
+  const Nanos now = queue_->now();
+  const double dt = (now - last_update_).seconds();
+  if (!active_.empty()) busy_ += now - last_update_;
+  for (Batch& b : active_) b.remaining -= b.rate * dt;
+  last_update_ = now;
+}
+
+void SimFlashDevice::Reschedule() {
+  ++generation_;
+  if (active_.empty()) return;
+  double total_weight = 0;
+  std::vector<double> weight(active_.size());
+  for (size_t i = 0; i < active_.size(); ++i) {
+    const Batch& b = active_[i];
+    const double reads_left = std::ceil(std::max(0.0, b.remaining) / b.read.request_bytes);
+    weight[i] = std::max(1.0, std::min<double>(reads_left, std::max(1, b.read.max_in_flight)));
+    total_weight += weight[i];
+  }
+  const int depth = static_cast<int>(
+      std::min<double>(total_weight, std::max(1, command_queue_depth_)));
+  double soonest = -1;
+  for (size_t i = 0; i < active_.size(); ++i) {
+    Batch& b = active_[i];
+    b.rate = Throughput(b.read, depth) * weight[i] / total_weight;
+    const double t = std::max(0.0, b.remaining) / b.rate;
+    if (soonest < 0 || t < soonest) soonest = t;
+  }
+  const uint64_t generation = generation_;
+  const Nanos at = queue_->now() + Nanos{static_cast<int64_t>(std::ceil(soonest * 1e9))};
+  queue_->At(at, [this, generation] { OnEvent(generation); }, "flash");
+}
+
+double SimFlashDevice::Throughput(const FlashRead& read, int depth) {
+  auto key = std::make_tuple(read.request_bytes, depth, read.sequential, read.range_bytes);
+  auto it = memo_.find(key);
+  if (it != memo_.end()) return it->second;
+  FlashRequestShape shape{.request_bytes = read.request_bytes, .queue_depth = depth,
+                          .sequential = read.sequential, .range_bytes = read.range_bytes,
+                          .core_class = core_class_};
+  return memo_[key] = curve_.Throughput(shape);
+}
+
+void SimFlashDevice::OnEvent(uint64_t generation) {
+  if (generation != generation_) return;  // superseded by a later arrival or completion
+  Advance();
+  std::vector<Batch> done;
+  for (size_t i = 0; i < active_.size();) {
+    // Finished, up to the nanosecond rounding of the event time.
+    if (active_[i].remaining <= active_[i].rate * 1e-9) {
+      done.push_back(active_[i]);
+      active_[i] = active_.back();
+      active_.pop_back();
+    } else {
+      ++i;
+    }
+  }
+  Reschedule();
+  for (const Batch& b : done) {
+    if (timeline_) timeline_->Add(lane_, "read", b.submitted, queue_->now(), 0);
+    sink_->OnReadDone(b.read.tag, true);
+  }
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,63 @@
+// Simulated flash device: reads share the device. Every batch in flight gets a
+// share of the aggregate throughput in proportion to the reads it has
+// outstanding (at most its max_in_flight); the aggregate comes from the
+// profile's curve at the batches' request size and at the queue depth they
+// make together, bounded by the device's command queue. Rates are recomputed
+// whenever a batch arrives or finishes (processor sharing), so concurrent
+// streams slow each other down as on a real device.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "devices/device_profile.h"
+#include "engine/env.h"
+#include "sim/event_queue.h"
+#include "sim/flash_curve.h"
+#include "sim/timeline.h"
+
+namespace sparseflash {
+
+class SimFlashDevice : public FlashDevice {
+ public:
+  // `core_class`: the core issuing the reads ("" = the profile's first class).
+  SimFlashDevice(EventQueue* queue, const DeviceProfile& profile, std::string core_class,
+                 Timeline* timeline = nullptr);
+
+  void SetSink(CompletionSink* sink) override { sink_ = sink; }
+  void Submit(const FlashRead& read) override;
+  int64_t bytes_read() const override { return bytes_read_; }
+  Nanos busy_time() const override { return busy_; }
+
+ private:
+  struct Batch {
+    FlashRead read;
+    double remaining;  // bytes
+    double rate = 0;   // bytes/s
+    Nanos submitted;
+  };
+  void Advance();
+  void Reschedule();
+  void OnEvent(uint64_t generation);
+  double Throughput(const FlashRead& read, int depth);
+
+  EventQueue* queue_;
+  FlashCurve curve_;
+  int command_queue_depth_;
+  std::string core_class_;
+  Timeline* timeline_;
+  int lane_ = 0;
+  CompletionSink* sink_ = nullptr;
+  std::vector<Batch> active_;
+  Nanos last_update_;
+  uint64_t generation_ = 0;
+  int64_t bytes_read_ = 0;
+  Nanos busy_;
+  // Curve lookups by (request bytes, depth, sequential, range).
+  absl::flat_hash_map<std::tuple<int64_t, int, bool, int64_t>, double> memo_;
+};
+
+}  // namespace sparseflash

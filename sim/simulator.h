@@ -1,0 +1,53 @@
+// One simulated run: a device profile, a model, a trace (a file, or the model's
+// synthetic profile generated on the fly), a strategy with its options and a
+// memory budget. Builds the strategy, the simulated flash and compute from the
+// profile and the strategy's resource plan, runs the engine on the event queue
+// and returns the engine's records with the memory and resource plans used.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "devices/device_profile.h"
+#include "engine/engine.h"
+#include "engine/strategy.h"
+#include "sim/timeline.h"
+#include "traces/model_spec.h"
+
+namespace sparseflash {
+
+struct SimulationConfig {
+  DeviceProfile device;
+  ModelSpec model;
+  std::string trace_path;  // "" = generate the model's default trace
+  std::string strategy = "powerinfer2";
+  std::vector<std::string> options;  // "key=value"
+  std::string policy;                // "" = the strategy's default
+  int64_t memory_bytes = -1;
+  double ffn_resident = -1;
+  int prompt_tokens = 0;
+  uint64_t tokens = 256;
+  int threads = 0;
+  uint64_t seed = 1;
+  bool event_log = false;
+  Timeline* timeline = nullptr;
+  std::function<void(uint64_t done, uint64_t total)> progress;
+};
+
+struct SimulationResult {
+  RunRecord record;
+  MemoryPlan memory;
+  ResourcePlan resources;
+  std::map<std::string, std::string> options;  // every strategy option, as used
+  uint64_t events = 0;
+  std::vector<std::string> event_log;
+  std::vector<Nanos> worker_busy;
+};
+
+absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& config);
+
+}  // namespace sparseflash

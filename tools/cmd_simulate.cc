@@ -1,0 +1,147 @@
+// sparseflash simulate: one trace-driven simulated run, printed as text or JSON.
+#include <iostream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "common/units.h"
+#include "devices/device_catalog.h"
+#include "engine/run_summary.h"
+#include "sim/simulator.h"
+#include "tools/cli.h"
+#include "traces/model_catalog.h"
+
+namespace sparseflash::cli {
+namespace {
+
+struct SimulateArgs {
+  std::string device, model, trace, strategy = "powerinfer2", policy, memory, chrome_trace;
+  double ffn_resident = -1;
+  int prompt_tokens = 0, threads = 0;
+  uint64_t tokens = 256, seed = 1;
+  std::vector<std::string> options;
+  bool json = false;
+};
+
+void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSummary& s) {
+  absl::PrintF("%s on %s, %s, %llu tokens\n", c.strategy, c.device.name, c.model.name,
+               static_cast<unsigned long long>(s.tokens));
+  absl::PrintF("  memory: resident %s + cache %s\n", FormatBytes(r.memory.resident_bytes),
+               FormatBytes(r.memory.cache_bytes));
+  absl::PrintF("  decode            %.2f tokens/s\n", s.decode_tokens_per_s);
+  absl::PrintF("  time to first     %.1f ms\n", s.ttft_ms);
+  absl::PrintF("  latency p50/p90/p99  %.1f / %.1f / %.1f ms\n", s.latency_ms_p50,
+               s.latency_ms_p90, s.latency_ms_p99);
+  absl::PrintF("  cache hit rate    %.2f %% (per-token miss rate p99 %.2f %%)\n", 100 * s.hit_rate,
+               100 * s.miss_rate_p99);
+  absl::PrintF("  flash per token   %s at %.0f MB/s; device busy %.1f ms/token\n",
+               FormatBytes(static_cast<int64_t>(s.flash_bytes_per_token)),
+               s.flash_throughput_bytes_per_s / 1e6, s.io_ms_per_token);
+  absl::PrintF("  I/O stall share   %.1f %% of the critical path\n", 100 * s.io_stall_share);
+  absl::PrintF("  mean token (ms):");
+  for (int p = 0; p < kBreakdownParts; ++p) {
+    absl::PrintF(" %s %.2f", BreakdownName(p), s.breakdown_ms[p]);
+  }
+  absl::PrintF("\n  options: ");
+  std::vector<std::string> kv;
+  for (const auto& [k, v] : r.options) kv.push_back(absl::StrCat(k, "=", v));
+  absl::PrintF("%s\n", absl::StrJoin(kv, " "));
+}
+
+int RunSimulate(const SimulateArgs& a) {
+  SimulationConfig c;
+  absl::StatusOr<DeviceProfile> device = LoadDevice(a.device);
+  if (!device.ok()) return ReportError(device.status());
+  absl::StatusOr<ModelSpec> model = LoadModel(a.model);
+  if (!model.ok()) return ReportError(model.status());
+  c.device = *device;
+  c.model = *model;
+  c.trace_path = a.trace;
+  c.strategy = a.strategy;
+  c.options = a.options;
+  c.policy = a.policy;
+  if (!a.memory.empty()) {
+    absl::StatusOr<int64_t> bytes = ParseByteSize(a.memory);
+    if (!bytes.ok()) return ReportError(bytes.status());
+    c.memory_bytes = *bytes;
+  }
+  c.ffn_resident = a.ffn_resident;
+  c.prompt_tokens = a.prompt_tokens;
+  c.tokens = a.tokens;
+  c.threads = a.threads;
+  c.seed = a.seed;
+  Timeline timeline;
+  if (!a.chrome_trace.empty()) c.timeline = &timeline;
+  if (!a.json) c.progress = [](uint64_t done, uint64_t total) { Progress("simulate", done, total); };
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  if (!r.ok()) return ReportError(r.status());
+  RunSummary s = Summarize(r->record);
+  if (!a.chrome_trace.empty()) {
+    if (absl::Status st = timeline.WriteChromeTrace(a.chrome_trace); !st.ok()) {
+      return ReportError(st);
+    }
+  }
+  if (a.json) {
+    nlohmann::ordered_json j = ToJson(s);
+    j["strategy"] = c.strategy;
+    j["device"] = c.device.name;
+    j["model"] = c.model.name;
+    j["resident_bytes"] = r->memory.resident_bytes;
+    j["cache_bytes"] = r->memory.cache_bytes;
+    j["options"] = r->options;
+    std::cout << j.dump(2) << "\n";
+  } else {
+    PrintText(c, *r, s);
+  }
+  if (!a.chrome_trace.empty()) {
+    std::fprintf(stderr, "wrote %s (%zu spans); open it in chrome://tracing or ui.perfetto.dev\n",
+                 a.chrome_trace.c_str(), timeline.size());
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddSimulateCommand(CLI::App& app, Dispatch& dispatch) {
+  auto a = std::make_shared<SimulateArgs>();
+  CLI::App* sim = app.add_subcommand(
+      "simulate", "Trace-driven simulation of one configuration (device, model, strategy, budget)");
+  sim->add_option("--device", a->device, "Device: catalog name or profile .textproto")->required();
+  sim->add_option("--model", a->model, "Model: catalog name or .textproto")->required();
+  sim->add_option("--trace", a->trace,
+                  "Trace file (default: the model's synthetic trace, generated with --seed)");
+  sim->add_option("--strategy", a->strategy, "powerinfer2 | llmflash | llamacpp | in_memory")
+      ->capture_default_str();
+  auto* memory = sim->add_option("--memory", a->memory,
+                                 "Whole-process memory budget (e.g. 7GiB, 6.7GB, 512MiB)");
+  auto* ffn = sim->add_option("--ffn-resident", a->ffn_resident,
+                              "Size the cache to hold this fraction of the FFN weights (0..1)");
+  memory->excludes(ffn);
+  ffn->excludes(memory);
+  sim->add_option("--policy", a->policy,
+                  "Cache policy: lru fifo lfu s3fifo sieve window static belady "
+                  "(default: the strategy's)");
+  sim->add_option("--prompt-tokens", a->prompt_tokens, "Prompt length to prefill")
+      ->capture_default_str();
+  sim->add_option("--tokens", a->tokens, "Decode tokens (at most the trace's)")
+      ->capture_default_str();
+  sim->add_option("--threads", a->threads, "Compute threads (default: the strategy's)");
+  sim->add_option("--option", a->options,
+                  "Strategy option key=value (repeatable), e.g. pipeline=matrix, window=5");
+  sim->add_option("--seed", a->seed, "Seed of the generated trace and the predictor model")
+      ->capture_default_str();
+  sim->add_flag("--json", a->json, "Print one JSON object");
+  sim->add_option("--chrome-trace", a->chrome_trace,
+                  "Write the run's timeline as Chrome-trace JSON to this file");
+  sim->callback([&dispatch, a] {
+    dispatch.action = [a] {
+      if (a->memory.empty() && a->ffn_resident < 0) {
+        return ReportError(absl::InvalidArgumentError(
+            "simulate needs --memory BYTES or --ffn-resident FRACTION"));
+      }
+      return RunSimulate(*a);
+    };
+  });
+}
+
+}  // namespace sparseflash::cli
