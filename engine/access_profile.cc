@@ -22,10 +22,14 @@ absl::StatusOr<ActivationProfile> ActivationProfile::Collect(TokenSource& source
 }
 
 std::vector<CacheKey> ActivationProfile::Ranked() const {
+  // Counting sort by count (at most the token count): linear in the key space.
+  uint32_t top = 0;
+  for (uint32_t c : counts_) top = std::max(top, c);
+  std::vector<size_t> start(static_cast<size_t>(top) + 2, 0);
+  for (uint32_t c : counts_) ++start[top - c + 1];
+  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
   std::vector<CacheKey> keys(counts_.size());
-  std::iota(keys.begin(), keys.end(), 0);
-  std::stable_sort(keys.begin(), keys.end(),
-                   [&](CacheKey a, CacheKey b) { return counts_[a] > counts_[b]; });
+  for (CacheKey k = 0; k < counts_.size(); ++k) keys[start[top - counts_[k]]++] = k;
   return keys;
 }
 

@@ -7,13 +7,16 @@ namespace sparseflash {
 NeuronCache::NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
                          std::unique_ptr<AdmissionPolicy> admission)
     : options_(std::move(options)), policy_(std::move(policy)), admission_(std::move(admission)),
-      sizes_(options_.key_space, 0) {}
+      sizes_(options_.key_space, 0), present_((options_.key_space + 63) / 64, 0) {}
 
 absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
     const NeuronCacheOptions& options, std::unique_ptr<AdmissionPolicy> admission) {
   if (options.capacity_bytes < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("neuron cache capacity ", options.capacity_bytes, " bytes is negative"));
+  }
+  if (options.entry_bytes > UINT32_MAX) {
+    return absl::InvalidArgumentError("neuron cache entries must be below 4 GiB");
   }
   if (options.key_space == 0) {
     return absl::InvalidArgumentError("neuron cache needs key_space > 0 (dense neuron keys)");
@@ -30,8 +33,8 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
 }
 
 void NeuronCache::Insert(CacheKey key, int64_t bytes) {
-  if (sizes_[key] > 0) return;
-  if (bytes <= 0 || bytes > options_.capacity_bytes || !policy_->admits_misses() ||
+  if (Contains(key)) return;
+  if (bytes <= 0 || bytes > UINT32_MAX || bytes > options_.capacity_bytes || !policy_->admits_misses() ||
       (admission_ && !admission_->Admit(key, bytes))) {
     ++stats_.rejected;
     return;
@@ -40,9 +43,10 @@ void NeuronCache::Insert(CacheKey key, int64_t bytes) {
 }
 
 bool NeuronCache::Preload(CacheKey key, int64_t bytes) {
-  if (sizes_[key] > 0) return true;
-  if (bytes <= 0 || used_ + bytes > options_.capacity_bytes) return false;
-  sizes_[key] = bytes;
+  if (Contains(key)) return true;
+  if (bytes <= 0 || bytes > UINT32_MAX || used_ + bytes > options_.capacity_bytes) return false;
+  sizes_[key] = static_cast<uint32_t>(bytes);
+  Mark(key, true);
   ++entries_;
   used_ += bytes;
   policy_->OnInsert(key);
@@ -61,6 +65,7 @@ void NeuronCache::OnTokenEnd() {
 void NeuronCache::Drop(CacheKey key) {
   used_ -= sizes_[key];
   sizes_[key] = 0;
+  Mark(key, false);
   --entries_;
 }
 
@@ -69,7 +74,8 @@ void NeuronCache::Admit(CacheKey key, int64_t bytes) {
     Drop(policy_->Evict());
     ++stats_.evictions;
   }
-  sizes_[key] = bytes;
+  sizes_[key] = static_cast<uint32_t>(bytes);
+  Mark(key, true);
   ++entries_;
   used_ += bytes;
   policy_->OnInsert(key);

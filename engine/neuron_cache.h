@@ -58,7 +58,7 @@ class NeuronCache {
   }
   // Counts a hit or a miss; a hit refreshes the key in the policy.
   bool Lookup(CacheKey key) {
-    if (sizes_[key] > 0) {
+    if (Contains(key)) {
       ++stats_.hits;
       policy_->OnHit(key);
       return true;
@@ -71,7 +71,7 @@ class NeuronCache {
   void Insert(CacheKey key, int64_t bytes);
   // Fills the cache before a run without counting a miss; false once full.
   bool Preload(CacheKey key, int64_t bytes);
-  bool Contains(CacheKey key) const { return sizes_[key] > 0; }
+  bool Contains(CacheKey key) const { return (present_[key >> 6] >> (key & 63)) & 1; }
   // Ages the policy and drops keys it expires (sliding window).
   void OnTokenEnd();
 
@@ -89,7 +89,16 @@ class NeuronCache {
   NeuronCacheOptions options_;
   std::unique_ptr<EvictionPolicy> policy_;
   std::unique_ptr<AdmissionPolicy> admission_;
-  std::vector<int64_t> sizes_;  // bytes of each resident key; 0 = absent
+  void Mark(CacheKey key, bool on) {
+    if (on) {
+      present_[key >> 6] |= uint64_t{1} << (key & 63);
+    } else {
+      present_[key >> 6] &= ~(uint64_t{1} << (key & 63));
+    }
+  }
+
+  std::vector<uint32_t> sizes_;    // bytes of each resident key; 0 = absent
+  std::vector<uint64_t> present_;  // residency bits (the hot path: small, cache-friendly)
   size_t entries_ = 0;
   int64_t used_ = 0;
   NeuronCacheStats stats_;

@@ -45,6 +45,78 @@ INSTANTIATE_TEST_SUITE_P(
                       Expectation{"s3fifo", 4, {1, 2, 4}}),
     [](const auto& info) { return std::string(info.param.policy); });
 
+// The future of the 12-access sequence above, one access per "token".
+class SequenceOracle : public AccessOracle {
+ public:
+  explicit SequenceOracle(std::vector<CacheKey> seq) : seq_(std::move(seq)) {}
+  void set_now(uint32_t t) { now_ = t; }
+  uint32_t NextUse(CacheKey key) const override {
+    for (uint32_t t = now_ + 1; t < seq_.size(); ++t) {
+      if (seq_[t] == key) return t;
+    }
+    return UINT32_MAX;
+  }
+
+ private:
+  std::vector<CacheKey> seq_;
+  uint32_t now_ = 0;
+};
+
+// Worked by hand: evicts 3 at t=4 (next uses 1:5 2:6 3:10), 4 at t=7, then on
+// ties (no future use) the largest key: 5 at t=10 and 3 at t=11.
+TEST(NeuronCache, BeladyIsExactOnTheSequence) {
+  const std::vector<CacheKey> seq = {1, 2, 3, 1, 4, 1, 2, 5, 1, 2, 3, 4};
+  SequenceOracle oracle(seq);
+  auto cache = NeuronCache::Create({.key_space = 16, .capacity_bytes = 3, .policy = "belady",
+                                    .entry_bytes = 1, .oracle = &oracle});
+  ASSERT_TRUE(cache.ok()) << cache.status();
+  for (uint32_t t = 0; t < seq.size(); ++t) {
+    oracle.set_now(t);
+    (*cache)->Access(seq[t], 1);
+  }
+  EXPECT_EQ((*cache)->stats().hits, 5u);  // LRU gets 4
+  for (CacheKey k : {1, 2, 4}) EXPECT_TRUE((*cache)->Contains(k)) << k;
+}
+
+TEST(NeuronCache, BeladyNeedsAnOracle) {
+  auto cache = NeuronCache::Create({.key_space = 4, .capacity_bytes = 4, .policy = "belady"});
+  ASSERT_FALSE(cache.ok());
+  EXPECT_NE(cache.status().message().find("oracle"), std::string::npos);
+}
+
+TEST(NeuronCache, StaticSetServesMissesWithoutCaching) {
+  auto cache = Cache("static", 3);
+  for (CacheKey k : {1, 2, 3}) EXPECT_TRUE(cache->Preload(k, 1));
+  EXPECT_FALSE(cache->Preload(9, 1));  // full
+  for (CacheKey k : {1, 2, 3, 1, 4, 1, 2, 5, 1, 2, 3, 4}) cache->Access(k, 1);
+  EXPECT_EQ(cache->stats().hits, 9u);
+  EXPECT_EQ(cache->stats().rejected, 3u);
+  EXPECT_FALSE(cache->Contains(4));
+  EXPECT_TRUE(cache->Contains(3));
+}
+
+// Window k = 1: a neuron stays while it was used by the previous token.
+// Tokens {1,2,3} {1,4,1} {2,5,1} {2,3,4}: hits 2 + 1 + 1; expired 2 + 1 + 2.
+TEST(NeuronCache, SlidingWindowKeepsThePreviousToken) {
+  auto cache = NeuronCache::Create(
+      {.key_space = 16, .capacity_bytes = 16, .policy = "window", .entry_bytes = 1,
+       .window_tokens = 1});
+  ASSERT_TRUE(cache.ok());
+  const std::vector<std::vector<CacheKey>> tokens = {{1, 2, 3}, {1, 4, 1}, {2, 5, 1}, {2, 3, 4}};
+  for (const auto& token : tokens) {
+    for (CacheKey k : token) (*cache)->Access(k, 1);
+    (*cache)->OnTokenEnd();
+  }
+  EXPECT_EQ((*cache)->stats().hits, 4u);
+  EXPECT_EQ((*cache)->stats().expirations, 5u);
+  std::set<CacheKey> resident;
+  for (CacheKey k = 0; k < 16; ++k) {
+    if ((*cache)->Contains(k)) resident.insert(k);
+  }
+  EXPECT_EQ(resident, (std::set<CacheKey>{2, 3, 4}));
+  EXPECT_EQ((*cache)->used_bytes(), 3);
+}
+
 TEST(NeuronCache, ByteBudgetBoundsEntries) {
   auto cache = Cache("lru", 10);
   for (CacheKey k = 0; k < 5; ++k) cache->Access(k, 4);

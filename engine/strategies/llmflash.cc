@@ -2,7 +2,9 @@
 // attention, KV cache and predictors resident; the neurons predicted for the
 // last k tokens kept in DRAM (sliding window); only neurons new to the window
 // read, as row-column bundles, by 32 parallel readers; compute after the reads
-// (no pipeline); memory management (deleting rows by moving the last row in,
+// (no pipeline); DRAM preallocated per layer (section 2.7) in proportion to
+// the layer's share of predicted neurons in the offline profile, so each
+// layer's window competes only with itself; memory management (deleting rows by moving the last row in,
 // appending new rows) charged at the device's DRAM rewrite rate. With
 // predictor=false it is the paper's naive (hybrid_share=0) or hybrid baseline:
 // the non-resident part of every layer read sequentially for every token.
@@ -32,10 +34,9 @@ struct Settings {
 class LlmFlash : public Strategy {
  public:
   LlmFlash(const StrategyContext& ctx, const Settings& s, NeuronReads reads,
-           std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
-      : ctx_(ctx), s_(s), reads_(reads), cache_(std::move(cache)), memory_(memory),
+           std::vector<std::unique_ptr<NeuronCache>> caches, MemoryPlan memory)
+      : ctx_(ctx), s_(s), reads_(reads), caches_(std::move(caches)), memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)),
-        indexer_(ctx.model.layers, ctx.model.experts, ctx.model.d_ffn),
         predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
                    ctx.model.d_ffn) {}
 
@@ -44,8 +45,12 @@ class LlmFlash : public Strategy {
   }
   MemoryPlan memory() const override { return memory_; }
   CacheCounters counters() const override {
-    if (!cache_) return {};
-    return {cache_->stats().hits, cache_->stats().hits + cache_->stats().misses};
+    CacheCounters c;
+    for (const auto& cache : caches_) {
+      c.hits += cache->stats().hits;
+      c.accesses += cache->stats().hits + cache->stats().misses;
+    }
+    return c;
   }
 
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
@@ -65,7 +70,7 @@ class LlmFlash : public Strategy {
   }
 
   void EndToken() override {
-    if (cache_) cache_->OnTokenEnd();
+    for (auto& cache : caches_) cache->OnTokenEnd();
   }
 
  private:
@@ -113,14 +118,15 @@ class LlmFlash : public Strategy {
     int64_t fetched = 0;
     for (const NeuronSet& set : layer.experts) {
       const int slot = static_cast<int>(layer.layer) * m.experts + static_cast<int>(set.expert);
-      const uint32_t base = indexer_.Key(layer.layer, set.expert, 0);
+      NeuronCache& cache = *caches_[layer.layer];
+      const uint32_t base = set.expert * m.d_ffn;  // keys are per layer
       FfnCounts counts = ClassifyNeurons(
           predictor_.Predict(slot, set), set, base, reads_.second_conditional,
           [&](CacheKey k) {
-            return cache_->Lookup(k) ? Residency::kResident : Residency::kMissing;
+            return cache.Lookup(k) ? Residency::kResident : Residency::kMissing;
           },
           [&](CacheKey k) {
-            cache_->Insert(k, ctx_.bytes.bundle_bytes);
+            cache.Insert(k, ctx_.bytes.bundle_bytes);
             ++fetched;
           });
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
@@ -138,12 +144,26 @@ class LlmFlash : public Strategy {
   StrategyContext ctx_;
   Settings s_;
   NeuronReads reads_;
-  std::unique_ptr<NeuronCache> cache_;
+  std::vector<std::unique_ptr<NeuronCache>> caches_;  // one per layer
   MemoryPlan memory_;
   LayerCosts costs_;
-  NeuronIndexer indexer_;
   Predictor predictor_;
 };
+
+// Each layer's share of the profile's accesses (equal shares without data).
+std::vector<double> LayerShares(const ActivationProfile& profile, const ModelSpec& m) {
+  const int64_t per_layer = m.neurons_per_layer();
+  std::vector<double> share(m.layers, 0);
+  double total = 0;
+  for (int l = 0; l < m.layers; ++l) {
+    for (int64_t i = 0; i < per_layer; ++i) {
+      share[l] += static_cast<double>(profile.count(static_cast<CacheKey>(l * per_layer + i)));
+    }
+    total += share[l];
+  }
+  for (double& s : share) s = total > 0 ? s / total : 1.0 / m.layers;
+  return share;
+}
 
 }  // namespace
 
@@ -172,25 +192,36 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
     // No sparsity: the hybrid share of the model is resident, the rest streamed.
     MemoryPlan memory{.resident_bytes = static_cast<int64_t>(s.hybrid_share * b.model_bytes()) +
                                         b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes};
-    return std::unique_ptr<Strategy>(new LlmFlash(ctx, s, *reads, nullptr, memory));
+    return std::unique_ptr<Strategy>(new LlmFlash(ctx, s, *reads, {}, memory));
   }
   const int64_t resident = b.resident_bytes(ctx.context_tokens());
   absl::StatusOr<int64_t> budget = CacheBudget(
       ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
       "embeddings, attention, KV cache, predictors and runtime buffers");
   if (!budget.ok()) return budget.status();
-  NeuronIndexer indexer(m.layers, m.experts, m.d_ffn);
   NeuronCacheOptions co;
-  co.key_space = indexer.key_space();
-  co.capacity_bytes = std::min(*budget, b.ffn_bytes);
+  co.key_space = static_cast<uint32_t>(m.neurons_per_layer());
+  const int64_t total = std::min(*budget, b.ffn_bytes);
   co.policy = policy;
   co.entry_bytes = b.bundle_bytes;
   co.window_tokens = s.window;
   co.oracle = ctx.oracle;
-  absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
-  if (!cache.ok()) return cache.status();
-  return std::unique_ptr<Strategy>(
-      new LlmFlash(ctx, s, *reads, *std::move(cache), {resident, co.capacity_bytes}));
+  if (co.oracle != nullptr) {
+    return absl::InvalidArgumentError("llmflash keeps one cache per layer; policy belady is "
+                                      "available for powerinfer2 and llamacpp");
+  }
+  std::vector<double> share = LayerShares(*ctx.profile, m);
+  std::vector<std::unique_ptr<NeuronCache>> caches;
+  int64_t allocated = 0;
+  for (int l = 0; l < m.layers; ++l) {
+    co.capacity_bytes = static_cast<int64_t>(share[l] * static_cast<double>(total));
+    allocated += co.capacity_bytes;
+    absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
+    if (!cache.ok()) return cache.status();
+    caches.push_back(*std::move(cache));
+  }
+  return std::unique_ptr<Strategy>(new LlmFlash(
+      ctx, s, *reads, std::move(caches), {resident, allocated}));
 }
 
 }  // namespace sparseflash

@@ -1,0 +1,160 @@
+// Golden tests of the engine on the toy device (1 ms per 1 MB read, 1 ms per
+// 1 MB of compute on one worker): pipelines whose latency and critical-path
+// split are worked out by hand.
+#include <functional>
+
+#include "engine/engine.h"
+#include "engine/ffn_plan.h"
+#include "gtest/gtest.h"
+#include "sim/event_queue.h"
+#include "sim/sim_compute.h"
+#include "sim/sim_flash.h"
+#include "sim/toy_device.h"
+
+namespace sparseflash {
+namespace {
+
+constexpr int64_t kMB = 1000000;
+
+class PlanStrategy : public Strategy {
+ public:
+  explicit PlanStrategy(std::function<NodeId(WorkPlan*)> plan) : plan_(std::move(plan)) {}
+  ResourcePlan resources() const override { return {.compute_threads = 1, .io_core_class = ""}; }
+  MemoryPlan memory() const override { return {}; }
+  CacheCounters counters() const override { return {}; }
+  NodeId PlanPrefill(int, WorkPlan* plan) override { return plan_(plan); }
+  NodeId PlanToken(const TokenActivations&, int, WorkPlan* plan) override { return plan_(plan); }
+
+ private:
+  std::function<NodeId(WorkPlan*)> plan_;
+};
+
+class EmptyTokens : public TokenSource {
+ public:
+  explicit EmptyTokens(int n) : left_(n) {}
+  const TraceHeader& header() const override { return header_; }
+  absl::StatusOr<bool> Next(TokenActivations* t) override { return left_-- > 0; }
+
+ private:
+  TraceHeader header_;
+  int left_;
+};
+
+struct SimClockForTest : Clock {
+  explicit SimClockForTest(const EventQueue* q) : q(q) {}
+  Nanos Now() const override { return q->now(); }
+  const EventQueue* q;
+};
+
+RunRecord RunPlan(std::function<NodeId(WorkPlan*)> plan, int tokens = 1) {
+  EventQueue q;
+  SimClockForTest clock(&q);
+  SimFlashDevice flash(&q, ToyDevice(), "");
+  auto compute = SimComputeBackend::Create(&q, ToyDevice(), {.compute_threads = 1,
+                                                             .io_core_class = ""});
+  EXPECT_TRUE(compute.ok());
+  PlanStrategy strategy(std::move(plan));
+  EmptyTokens source(tokens);
+  Engine engine(Env{&clock, &flash, compute->get()}, &strategy, &source, {});
+  engine.Start();
+  q.Run();
+  EXPECT_TRUE(engine.finished());
+  EXPECT_TRUE(engine.status().ok()) << engine.status();
+  return engine.record();
+}
+
+FlashRead MB(int count = 1) { return {.request_bytes = kMB, .count = count, .max_in_flight = 32}; }
+ComputeTask Ffn(int64_t bytes) { return {.kind = ComputeKind::kFfn, .bytes = bytes}; }
+
+// Two clusters, one I/O thread: read 1 (0-1 ms), read 2 (1-2), compute 1
+// overlaps read 2 (1-2), compute 2 (2-3). Critical path: two reads, one compute.
+TEST(EnginePipeline, TwoClustersOverlapIoAndCompute) {
+  RunRecord r = RunPlan([](WorkPlan* p) {
+    NodeId r1 = p->Read(MB());
+    NodeId c1 = p->Compute(Ffn(kMB), {r1});
+    NodeId r2 = p->Read(MB(), {r1});
+    NodeId c2 = p->Compute(Ffn(kMB), {r2});
+    return p->Join({c1, c2});
+  });
+  ASSERT_EQ(r.tokens.size(), 1u);
+  EXPECT_EQ(r.tokens[0].latency.ns, 3 * kMB);
+  EXPECT_EQ(r.tokens[0].breakdown[kBdIoWait].ns, 2 * kMB);
+  EXPECT_EQ(r.tokens[0].breakdown[kBdFfnCompute].ns, 1 * kMB);
+  EXPECT_EQ(r.tokens[0].flash_bytes, 2 * kMB);
+  EXPECT_EQ(r.tokens[0].flash_busy.ns, 2 * kMB);
+}
+
+TEST(EnginePipeline, WithoutOverlapTheStepsAdd) {
+  RunRecord r = RunPlan([](WorkPlan* p) {
+    NodeId c1 = p->Compute(Ffn(kMB), {p->Read(MB())});
+    return p->Compute(Ffn(kMB), {p->Read(MB(), {c1})});
+  }, 2);
+  ASSERT_EQ(r.tokens.size(), 2u);
+  for (const StepRecord& t : r.tokens) {
+    EXPECT_EQ(t.latency.ns, 4 * kMB);
+    EXPECT_EQ(t.breakdown[kBdIoWait].ns, 2 * kMB);
+    EXPECT_EQ(t.breakdown[kBdFfnCompute].ns, 2 * kMB);
+  }
+}
+
+// Two flash clusters of one neuron (gate 1 MB, up/down 1 MB, 1 ms compute each).
+int64_t SparseFfnLatency(PipelineMode mode) {
+  FfnPlanOptions o;
+  o.pipeline = mode;
+  o.cluster_neurons = 1;
+  o.reads = {.first_bytes = kMB, .first_reads = 1, .second_bytes = kMB, .second_reads = 1,
+             .second_conditional = true};
+  o.gate_row_bytes = kMB;
+  o.bundle_bytes = 2 * kMB;
+  RunRecord r = RunPlan([&](WorkPlan* p) {
+    return PlanSparseFfn({.missing_active = 2}, o, p->Join({}), p);
+  });
+  return r.tokens.at(0).latency.ns;
+}
+
+TEST(EnginePipeline, ClusterPipelineBeatsBarriers) {
+  // Gate reads share the device (both done at 2 ms); gate computes 2-3, 3-4;
+  // up/down read 1 runs 3-4 alone, read 2 4-5; up/down computes 4-5, 5-6.
+  EXPECT_EQ(SparseFfnLatency(PipelineMode::kCluster), 6 * kMB);
+  // Reads 0-2, gate computes 2-4, up/down reads 4-6, computes 6-8.
+  EXPECT_EQ(SparseFfnLatency(PipelineMode::kMatrix), 8 * kMB);
+  EXPECT_EQ(SparseFfnLatency(PipelineMode::kNone), 8 * kMB);
+}
+
+TEST(FfnPlan, CountsBecomeClustersAndReads) {
+  FfnPlanOptions o;
+  o.cluster_neurons = 128;
+  o.reads = {.first_bytes = 4096, .first_reads = 1, .second_bytes = 4096, .second_reads = 1,
+             .second_conditional = true};
+  o.gate_row_bytes = 2560;
+  o.bundle_bytes = 7680;
+  WorkPlan plan;
+  PlanSparseFfn({.resident_active = 250, .resident_gate_zero = 6, .missing_active = 200,
+                 .missing_gate_zero = 56},
+                o, plan.Join({}), &plan);
+  int64_t compute_bytes = 0, reads = 0;
+  for (const WorkNode& n : plan.nodes()) {
+    reads += n.type == NodeType::kRead ? 1 : 0;
+    if (n.type == NodeType::kCompute) compute_bytes += n.task.bytes;
+  }
+  // 2 gate reads (256 neurons) and 2 up/down reads (200 non-zero gates).
+  EXPECT_EQ(reads, 4);
+  int64_t gate_reads = 0, updown_reads = 0;
+  for (const WorkNode& n : plan.nodes()) {
+    if (n.type != NodeType::kRead) continue;
+    bool after_compute = false;
+    for (const WorkNode& m : plan.nodes()) {
+      for (NodeId s : m.successors) {
+        if (&plan.nodes()[s] == &n && m.type == NodeType::kCompute) after_compute = true;
+      }
+    }
+    (after_compute ? updown_reads : gate_reads) += n.read.count;
+  }
+  EXPECT_EQ(gate_reads, 256);
+  EXPECT_EQ(updown_reads, 200);
+  // Every gate row once, up/down only for non-zero gates.
+  EXPECT_EQ(compute_bytes, 512 * 2560 + 450 * (7680 - 2560));
+}
+
+}  // namespace
+}  // namespace sparseflash

@@ -1,0 +1,119 @@
+// Golden tests of the simulated flash and compute on the toy device, where every
+// completion time is worked out by hand.
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "sim/sim_compute.h"
+#include "sim/sim_flash.h"
+#include "sim/toy_device.h"
+
+namespace sparseflash {
+namespace {
+
+struct Recorder : CompletionSink {
+  explicit Recorder(const EventQueue* q) : q(q) {}
+  void OnReadDone(uint64_t tag, bool ok) override { done.push_back({tag, q->now().ns}); }
+  void OnComputeDone(uint64_t tag) override { done.push_back({tag, q->now().ns}); }
+  const EventQueue* q;
+  std::vector<std::pair<uint64_t, int64_t>> done;
+};
+
+FlashRead Read(uint64_t tag, int64_t bytes, int count = 1, int in_flight = 1) {
+  return {.tag = tag, .request_bytes = bytes, .count = count, .max_in_flight = in_flight};
+}
+
+TEST(SimFlash, OneReadOfKnownSizeTakesItsTime) {
+  EventQueue q;
+  SimFlashDevice flash(&q, ToyDevice(), "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  flash.Submit(Read(7, 1000000));
+  q.Run();
+  ASSERT_EQ(r.done.size(), 1u);
+  EXPECT_EQ(r.done[0], (std::pair<uint64_t, int64_t>{7, 1000000}));  // 1 ms
+  EXPECT_EQ(flash.bytes_read(), 1000000);
+  EXPECT_EQ(flash.busy_time().ns, 1000000);
+}
+
+TEST(SimFlash, ConcurrentReadsShareTheBandwidth) {
+  EventQueue q;
+  SimFlashDevice flash(&q, ToyDevice(), "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  flash.Submit(Read(1, 1000000));
+  flash.Submit(Read(2, 1000000));
+  q.Run();
+  ASSERT_EQ(r.done.size(), 2u);
+  EXPECT_EQ(r.done[0].second, 2000000);  // both at half rate
+  EXPECT_EQ(r.done[1].second, 2000000);
+}
+
+TEST(SimFlash, LateArrivalSlowsTheFirstRead) {
+  EventQueue q;
+  SimFlashDevice flash(&q, ToyDevice(), "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  flash.Submit(Read(1, 1000000));
+  q.At(Nanos{500000}, [&] { flash.Submit(Read(2, 1000000)); });
+  q.Run();
+  // Read 1: 0.5 MB alone, then 0.5 MB at half rate -> 1.5 ms. Read 2: 0.5 MB
+  // shared until 1.5 ms, then 0.5 MB alone -> 2.0 ms.
+  ASSERT_EQ(r.done.size(), 2u);
+  EXPECT_EQ(r.done[0], (std::pair<uint64_t, int64_t>{1, 1500000}));
+  EXPECT_EQ(r.done[1], (std::pair<uint64_t, int64_t>{2, 2000000}));
+}
+
+TEST(SimFlash, SmallReadsKeepTheSmallestSizesIops) {
+  EventQueue q;
+  SimFlashDevice flash(&q, ToyDevice(), "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  flash.Submit(Read(1, 250000, 4));  // 1000 IOPS at any size below 1 MB: 4 ms
+  q.Run();
+  ASSERT_EQ(r.done.size(), 1u);
+  EXPECT_EQ(r.done[0].second, 4000000);
+}
+
+TEST(SimCompute, TasksQueueForWorkers) {
+  EventQueue q;
+  auto backend = SimComputeBackend::Create(&q, ToyDevice(2), {.compute_threads = 1,
+                                                               .io_core_class = ""});
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  Recorder r(&q);
+  (*backend)->SetSink(&r);
+  (*backend)->Submit({.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000});
+  (*backend)->Submit({.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000});
+  (*backend)->Submit({.tag = 3, .kind = ComputeKind::kOther, .ops = 2e6});
+  q.Run();
+  ASSERT_EQ(r.done.size(), 3u);
+  EXPECT_EQ(r.done[0].second, 1000000);
+  EXPECT_EQ(r.done[1].second, 2000000);
+  EXPECT_EQ(r.done[2].second, 4000000);  // 2e6 operations at 1e9/s
+}
+
+TEST(SimCompute, DramCeilingIsShared) {
+  DeviceProfile d = ToyDevice(2);
+  d.dram.cpu_bytes_per_s = 1e9;  // two cores of 1e9 share 1e9
+  EventQueue q;
+  auto backend = SimComputeBackend::Create(&q, d, {.compute_threads = 2, .io_core_class = ""});
+  ASSERT_TRUE(backend.ok());
+  Recorder r(&q);
+  (*backend)->SetSink(&r);
+  (*backend)->Submit({.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000});
+  (*backend)->Submit({.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000});
+  q.Run();
+  // The first takes the whole ceiling (1 ms); the second gets its fair half (2 ms).
+  ASSERT_EQ(r.done.size(), 2u);
+  EXPECT_EQ(r.done[0].second, 1000000);
+  EXPECT_EQ(r.done[1].second, 2000000);
+}
+
+TEST(SimCompute, TooManyThreadsIsAClearError) {
+  EventQueue q;
+  auto backend = SimComputeBackend::Create(&q, ToyDevice(2), {.compute_threads = 2});
+  ASSERT_FALSE(backend.ok());  // one of the two cores is the I/O core
+  EXPECT_NE(backend.status().message().find("--threads"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash

@@ -1,0 +1,69 @@
+// Whole-simulation speed: simulated decode tokens per second of wall time for
+// TurboSparse-Mixtral-47B under powerinfer2 on the OnePlus 12 (target >= 200),
+// and for the other strategies on Mistral-7B. The trace is generated once into
+// a temporary file; each iteration is a full Simulate() (profile pass + run).
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <string>
+
+#include "devices/device_catalog.h"
+#include "sim/simulator.h"
+#include "traces/generator.h"
+#include "traces/model_catalog.h"
+
+namespace sparseflash {
+namespace {
+
+std::string TracePath(const ModelSpec& model, uint64_t tokens) {
+  std::string path = "/tmp/sf_bench_" + model.name + "_" + std::to_string(tokens) + ".trace";
+  if (std::FILE* f = std::fopen(path.c_str(), "rb")) {
+    std::fclose(f);
+    return path;
+  }
+  GeneratorOptions o{.seed = 1, .tokens = tokens};
+  if (!WriteGeneratedTrace(model, o, path, nullptr).ok()) std::abort();
+  return path;
+}
+
+void BM_Simulate(benchmark::State& state, const char* model_name, const char* strategy) {
+  const uint64_t tokens = 128;
+  SimulationConfig c;
+  c.device = *LoadDevice("oneplus12");
+  c.model = *LoadModel(model_name);
+  c.trace_path = TracePath(c.model, tokens);
+  c.strategy = strategy;
+  c.ffn_resident = 0.5;
+  c.tokens = tokens;
+  if (std::string(strategy) == "in_memory") {
+    c.ffn_resident = -1;
+    c.memory_bytes = int64_t{19} << 30;
+  }
+  for (auto _ : state) {
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    if (!r.ok()) {
+      state.SkipWithError(std::string(r.status().message()).c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(r->record.tokens.size());
+  }
+  state.counters["sim_tokens_per_s"] =
+      benchmark::Counter(static_cast<double>(tokens * state.iterations()),
+                         benchmark::Counter::kIsRate);
+}
+
+BENCHMARK_CAPTURE(BM_Simulate, mixtral_powerinfer2, "turbosparse-mixtral-47b", "powerinfer2")
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Simulate, mistral_powerinfer2, "turbosparse-mistral-7b", "powerinfer2")
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Simulate, mistral_llmflash, "turbosparse-mistral-7b", "llmflash")
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Simulate, mistral_llamacpp, "turbosparse-mistral-7b", "llamacpp")
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_Simulate, mistral_in_memory, "turbosparse-mistral-7b", "in_memory")
+    ->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+}  // namespace sparseflash
+
+BENCHMARK_MAIN();
