@@ -1,6 +1,7 @@
 #include "engine/access_profile.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace sparseflash {
@@ -18,6 +19,16 @@ absl::StatusOr<ActivationProfile> ActivationProfile::Collect(TokenSource& source
     ++p.tokens_;
     ForEachAccess(token, indexer, set, [&](CacheKey k) { ++p.counts_[k]; });
   }
+  return p;
+}
+
+ActivationProfile ActivationProfile::FromProbabilities(const std::vector<float>& probability) {
+  ActivationProfile p;
+  p.counts_.reserve(probability.size());
+  for (float q : probability) {
+    p.counts_.push_back(static_cast<uint32_t>(std::lround(std::clamp(q, 0.f, 1.f) * 65535.f)));
+  }
+  p.tokens_ = 65535;
   return p;
 }
 

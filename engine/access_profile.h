@@ -22,6 +22,9 @@ class ActivationProfile {
   // Counts each key's accesses over all tokens of `source`.
   static absl::StatusOr<ActivationProfile> Collect(TokenSource& source,
                                                    const NeuronIndexer& indexer, AccessSet set);
+  // From per-key activation probabilities (a generator's expected activity),
+  // quantized to 1/65535.
+  static ActivationProfile FromProbabilities(const std::vector<float>& probability);
   uint64_t count(CacheKey key) const { return counts_[key]; }
   uint64_t tokens() const { return tokens_; }
   // All keys, most frequently accessed first (ties: lower key first).

@@ -12,10 +12,6 @@
 namespace sparseflash {
 namespace {
 
-// The seed of the offline-profiling run for generated traces: another sample
-// of the same generator, never the run's own tokens.
-constexpr uint64_t kProfileSeedOffset = 1000;
-
 class SimClock : public Clock {
  public:
   explicit SimClock(const EventQueue* q) : q_(q) {}
@@ -33,12 +29,17 @@ class Sources {
     if (c_.trace_path.empty()) return MakeGeneratorSource(c_.model, c_.seed, c_.tokens);
     return OpenTraceSource(c_.trace_path);
   }
-  absl::StatusOr<std::unique_ptr<TokenSource>> Profile() const {
+  // The offline profile: for a generated trace, the generator's long-run
+  // activation probabilities (what profiling very many tokens converges to);
+  // a recorded trace is its own profile.
+  absl::StatusOr<ActivationProfile> Profile(const NeuronIndexer& indexer, AccessSet set) const {
     if (c_.trace_path.empty()) {
-      return MakeGeneratorSource(c_.model, c_.seed + kProfileSeedOffset,
-                                 std::max<uint64_t>(c_.tokens, 256));
+      TraceGenerator generator(c_.model, {.seed = c_.seed, .tokens = 0});
+      return ActivationProfile::FromProbabilities(generator.ExpectedActivity());
     }
-    return OpenTraceSource(c_.trace_path);  // a recorded trace is its own profile
+    absl::StatusOr<std::unique_ptr<TokenSource>> source = OpenTraceSource(c_.trace_path);
+    if (!source.ok()) return source.status();
+    return ActivationProfile::Collect(**source, indexer, set);
   }
 
  private:
@@ -108,10 +109,7 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   const AccessSet set = header.has_predicted ? AccessSet::kPredicted : AccessSet::kActive;
   NeuronIndexer indexer(c.model.layers, c.model.experts, c.model.d_ffn);
 
-  absl::StatusOr<std::unique_ptr<TokenSource>> profile_source = sources.Profile();
-  if (!profile_source.ok()) return profile_source.status();
-  absl::StatusOr<ActivationProfile> profile =
-      ActivationProfile::Collect(**profile_source, indexer, set);
+  absl::StatusOr<ActivationProfile> profile = sources.Profile(indexer, set);
   if (!profile.ok()) return profile.status();
   std::unique_ptr<TraceOracle> oracle;
   if (c.policy == "belady") {

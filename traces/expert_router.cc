@@ -16,6 +16,12 @@ ExpertRouter::ExpertRouter(int experts, int top_k, double skew, double persisten
   for (int r = 0; r < experts; ++r) weight_[order[r]] = 1.0 / std::pow(r + 1.0, skew);
 }
 
+double ExpertRouter::Share(uint32_t e) const {
+  double total = 0;
+  for (double w : weight_) total += w;
+  return std::min(1.0, top_k_ * weight_[e] / total);
+}
+
 uint32_t ExpertRouter::DrawByPopularity(const std::vector<uint32_t>& exclude) {
   double total = 0;
   for (uint32_t e = 0; e < weight_.size(); ++e) {

@@ -19,6 +19,8 @@ class ExpertRouter {
 
   // The experts chosen for the next token, sorted ascending.
   const std::vector<uint32_t>& Next();
+  // Long-run share of tokens that choose expert `e` (popularity only).
+  double Share(uint32_t e) const;
 
  private:
   uint32_t DrawByPopularity(const std::vector<uint32_t>& exclude);

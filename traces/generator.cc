@@ -83,6 +83,20 @@ NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t identity) co
   return p;
 }
 
+std::vector<float> TraceGenerator::ExpectedActivity() const {
+  std::vector<float> out;
+  out.reserve(size_t{static_cast<size_t>(model_.layers)} * model_.experts * model_.d_ffn);
+  for (int l = 0; l < model_.layers; ++l) {
+    for (int e = 0; e < model_.experts; ++e) {
+      const double share = model_.is_moe() ? routers_[l]->Share(e) : 1.0;
+      for (double p : streams_[l * model_.experts + e]->propensity()) {
+        out.push_back(static_cast<float>(p * share));
+      }
+    }
+  }
+  return out;
+}
+
 bool TraceGenerator::Next(TokenActivations* token) {
   if (next_token_ >= options_.tokens) return false;
   token->token = next_token_++;

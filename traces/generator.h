@@ -35,6 +35,10 @@ class TraceGenerator {
   const TraceHeader& header() const { return header_; }
   // Fills the next token; returns false once options.tokens have been produced.
   bool Next(TokenActivations* token);
+  // Each neuron's long-run activation probability per token, indexed
+  // (layer * experts + expert) * d_ffn + neuron: what an offline profile over
+  // very many tokens converges to.
+  std::vector<float> ExpectedActivity() const;
 
  private:
   NeuronStreamParams StreamParams(int layer, uint64_t identity) const;

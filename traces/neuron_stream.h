@@ -35,6 +35,8 @@ class NeuronStream {
 
   // Advances one token and writes the sets into `out` (expert id untouched).
   void Step(NeuronSet* out);
+  // Each neuron's long-run probability of being active.
+  const std::vector<double>& propensity() const { return p_.propensity; }
 
  private:
   void StepEnvelope();

@@ -43,14 +43,16 @@ class LlamaCpp : public Strategy {
     NodeId prev = kNoNode;
     for (int l = 0; l < costs_.layers; ++l) {
       const int64_t base = int64_t{l} * layer_stride_;
-      std::vector<Range> ranges = {{base, costs_.attention_bytes}};
+      prev = PlanScan({{base, costs_.attention_bytes}}, costs_.kv_bytes_per_token * position,
+                      ComputeKind::kAttention, prev, plan);
+      std::vector<Range> ffn;
       for (const NeuronSet& set : token.layers[l].experts) {
-        ranges.push_back({base + costs_.attention_bytes + set.expert * expert_bytes_,
-                          expert_bytes_});
+        ffn.push_back({base + costs_.attention_bytes + set.expert * expert_bytes_, expert_bytes_});
       }
-      prev = PlanScan(ranges, costs_.kv_bytes_per_token * position, prev, plan);
+      prev = PlanScan(ffn, 0, ComputeKind::kFfn, prev, plan);
     }
-    return PlanScan({{costs_.layers * layer_stride_, costs_.head_bytes}}, 0, prev, plan);
+    return PlanScan({{costs_.layers * layer_stride_, costs_.head_bytes}}, 0, ComputeKind::kOther,
+                    prev, plan);
   }
 
  private:
@@ -62,8 +64,8 @@ class LlamaCpp : public Strategy {
 
   // The threads share the windows of `ranges` (contiguous parts each); a thread
   // reads its missing windows one by one, then computes.
-  NodeId PlanScan(const std::vector<Range>& ranges, int64_t extra_bytes, NodeId after,
-                  WorkPlan* plan) {
+  NodeId PlanScan(const std::vector<Range>& ranges, int64_t extra_bytes, ComputeKind kind,
+                  NodeId after, WorkPlan* plan) {
     std::vector<int64_t> windows;
     int64_t bytes = extra_bytes;
     for (const Range& r : ranges) {
@@ -86,7 +88,7 @@ class LlamaCpp : public Strategy {
                     .max_in_flight = 1, .range_bytes = FileBytes()};
         read = plan->Read(r, {after});
       }
-      ComputeTask compute{.kind = ComputeKind::kFfn, .unit = ComputeUnit::kCpu,
+      ComputeTask compute{.kind = kind, .unit = ComputeUnit::kCpu,
                           .bytes = n == 0 ? 0 : bytes * (end - begin) / n};
       ends.push_back(plan->Compute(compute, {read}));
     }

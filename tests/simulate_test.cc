@@ -1,0 +1,186 @@
+// End-to-end simulated runs on catalog devices and models: determinism, the
+// critical-path split, policies against the Belady bound, and the errors a user
+// sees for bad configurations.
+#include <fstream>
+
+#include "absl/strings/str_cat.h"
+#include "devices/device_catalog.h"
+#include "engine/run_summary.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "sim/simulator.h"
+#include "traces/generator.h"
+#include "traces/model_catalog.h"
+#include "traces/test_util.h"
+
+namespace sparseflash {
+namespace {
+
+using testing::TempPath;
+
+SimulationConfig Config(const std::string& strategy, const std::string& model = "bamboo-7b",
+                        const std::string& device = "oneplus12") {
+  SimulationConfig c;
+  c.device = *LoadDevice(device);
+  c.model = *LoadModel(model);
+  c.strategy = strategy;
+  c.ffn_resident = 0.5;
+  c.tokens = 8;
+  return c;
+}
+
+TEST(Simulate, IdenticalInputsGiveIdenticalEventLogs) {
+  SimulationConfig c = Config("powerinfer2");
+  c.event_log = true;
+  c.prompt_tokens = 4;
+  absl::StatusOr<SimulationResult> a = Simulate(c), b = Simulate(c);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_GT(a->event_log.size(), 1000u);
+  EXPECT_EQ(a->event_log, b->event_log);
+  EXPECT_EQ(ToJson(Summarize(a->record)).dump(), ToJson(Summarize(b->record)).dump());
+}
+
+class EveryStrategy : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(EveryStrategy, BreakdownSumsToTheTokenLatency) {
+  SimulationConfig c = Config(GetParam(), "turbosparse-mistral-7b");
+  if (std::string(GetParam()) == "in_memory") {
+    c.ffn_resident = -1;
+    c.memory_bytes = int64_t{16} << 30;
+  }
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->record.tokens.size(), 8u);
+  for (const StepRecord& t : r->record.tokens) {
+    Nanos sum;
+    for (Nanos part : t.breakdown) sum += part;
+    EXPECT_EQ(sum.ns, t.latency.ns);
+    EXPECT_GT(t.breakdown[kBdAttention].ns, 0);
+  }
+  RunSummary s = Summarize(r->record);
+  EXPECT_GT(s.decode_tokens_per_s, 0);
+  EXPECT_LE(s.latency_ms_p50, s.latency_ms_p99);
+  if (std::string(GetParam()) == "in_memory") {
+    EXPECT_EQ(s.flash_bytes_per_token, 0);
+  } else {
+    EXPECT_GT(s.flash_bytes_per_token, 0);
+    EXPECT_GT(s.io_stall_share, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, EveryStrategy,
+                         ::testing::Values("powerinfer2", "llmflash", "llamacpp", "in_memory"));
+
+TEST(Simulate, BeladyBoundsTheOtherPolicies) {
+  double belady = 0;
+  std::map<std::string, double> hit;
+  for (const char* policy : {"belady", "lru", "fifo", "s3fifo", "sieve", "lfu", "static"}) {
+    SimulationConfig c = Config("powerinfer2");
+    c.policy = policy;
+    c.tokens = 16;
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    ASSERT_TRUE(r.ok()) << policy << ": " << r.status();
+    hit[policy] = Summarize(r->record).hit_rate;
+  }
+  belady = hit["belady"];
+  for (const auto& [policy, rate] : hit) EXPECT_LE(rate, belady + 1e-9) << policy;
+  EXPECT_GT(hit["lru"], hit["static"]);  // the cold region adapts; a static set cannot
+}
+
+TEST(Simulate, MoreCacheMeansFewerFlashBytes) {
+  double previous = 1e300;
+  for (double f : {0.1, 0.4, 0.8}) {
+    SimulationConfig c = Config("powerinfer2");
+    c.ffn_resident = f;
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    ASSERT_TRUE(r.ok());
+    double bytes = Summarize(r->record).flash_bytes_per_token;
+    EXPECT_LT(bytes, previous) << f;
+    previous = bytes;
+  }
+}
+
+TEST(Simulate, WindowReadsOnlyNewNeurons) {
+  auto bytes = [](int window) {
+    SimulationConfig c = Config("llmflash", "opt-6.7b", "m1max");
+    c.ffn_resident = 0.4;
+    c.options = {absl::StrCat("window=", window)};
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).flash_bytes_per_token : 0;
+  };
+  EXPECT_LT(bytes(4), 0.6 * bytes(0));
+}
+
+TEST(Simulate, ChromeTraceIsValidJson) {
+  Timeline timeline;
+  SimulationConfig c = Config("powerinfer2");
+  c.tokens = 2;
+  c.timeline = &timeline;
+  ASSERT_TRUE(Simulate(c).ok());
+  const std::string path = TempPath("run.json");
+  ASSERT_TRUE(timeline.WriteChromeTrace(path).ok());
+  std::ifstream in(path);
+  nlohmann::json j = nlohmann::json::parse(in);
+  ASSERT_TRUE(j.contains("traceEvents"));
+  int reads = 0, ffn = 0;
+  for (const auto& e : j["traceEvents"]) {
+    if (e["ph"] == "X" && e["name"] == "read") ++reads;
+    if (e["ph"] == "X" && e["name"] == "ffn") ++ffn;
+  }
+  EXPECT_GT(reads, 0);
+  EXPECT_GT(ffn, 0);
+}
+
+TEST(SimulateErrors, BudgetBelowResidentSetNamesBothSizes) {
+  SimulationConfig c = Config("powerinfer2");
+  c.ffn_resident = -1;
+  c.memory_bytes = 1000000000;
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("1.00 GB"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("resident set of"), std::string::npos);
+}
+
+TEST(SimulateErrors, UnknownNamesListTheKnownOnes) {
+  SimulationConfig c = Config("vllm");
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("llmflash"), std::string::npos);
+  c = Config("powerinfer2");
+  c.policy = "clock";
+  r = Simulate(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("s3fifo"), std::string::npos);
+  c = Config("powerinfer2");
+  c.options = {"windw=3"};
+  r = Simulate(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("windw"), std::string::npos);
+  EXPECT_NE(r.status().message().find("cluster_neurons"), std::string::npos);
+}
+
+TEST(SimulateErrors, InMemoryThatDoesNotFitIsInfeasible) {
+  SimulationConfig c = Config("in_memory", "turbosparse-mixtral-47b");
+  c.ffn_resident = -1;
+  c.memory_bytes = int64_t{8} << 30;
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("infeasible"), std::string::npos);
+}
+
+TEST(SimulateErrors, TraceOfAnotherModelNamesTheFile) {
+  const std::string path = TempPath("opt.trace");
+  ModelSpec opt = *LoadModel("opt-6.7b");
+  ASSERT_TRUE(WriteGeneratedTrace(opt, {.seed = 1, .tokens = 2}, path, nullptr).ok());
+  SimulationConfig c = Config("powerinfer2");
+  c.trace_path = path;
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find(path), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("opt-6.7b"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash
