@@ -42,6 +42,9 @@ class EvictionPolicy {
   virtual void OnInsert(CacheKey key) = 0;
   // Chooses a resident key to evict and forgets it. The cache is not empty.
   virtual CacheKey Evict() = 0;
+  // False when no resident key may leave now (the sliding window keeps what the
+  // current token uses); the missed key is then not cached.
+  virtual bool HasVictim() const { return true; }
   // The engine finished a token (window policies age their contents here).
   virtual void OnTokenEnd() {}
   // After OnTokenEnd: a key that must leave now (forgotten by the policy), if any.

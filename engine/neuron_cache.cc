@@ -71,6 +71,10 @@ void NeuronCache::Drop(CacheKey key) {
 
 void NeuronCache::Admit(CacheKey key, int64_t bytes) {
   while (used_ + bytes > options_.capacity_bytes) {
+    if (!policy_->HasVictim()) {
+      ++stats_.rejected;
+      return;
+    }
     Drop(policy_->Evict());
     ++stats_.evictions;
   }
