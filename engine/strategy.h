@@ -44,7 +44,10 @@ struct StrategyContext {
 // How the strategy uses the machine; the world builds its devices from it.
 struct ResourcePlan {
   int compute_threads = 1;
-  std::string io_core_class = "big";  // core the I/O submitter runs on
+  // A dedicated I/O submitter on a core of this class; "" = the compute
+  // threads issue their own reads.
+  std::string io_core_class = "big";
+  int io_issuers = 1;  // threads issuing reads concurrently (command-queue contention)
   bool uses_npu = false;
 };
 

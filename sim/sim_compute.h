@@ -31,6 +31,8 @@ class SimComputeBackend : public ComputeBackend {
   void Submit(const ComputeTask& task) override;
   int cpu_workers() const override { return static_cast<int>(cpu_.size()); }
   bool has_npu() const override { return npu_.size() == 1; }
+  // The core class of CPU worker `i`.
+  const std::string& worker_class(int i) const { return cpu_[i].core->name; }
   // Time each worker was busy (CPU workers, then the NPU), for utilisation.
   std::vector<Nanos> busy_times() const;
 

@@ -6,8 +6,9 @@
 namespace sparseflash {
 
 SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
-                               std::string core_class, Timeline* timeline)
+                               std::string core_class, Timeline* timeline, int issuers)
     : queue_(queue), curve_(profile), command_queue_depth_(profile.flash.command_queue_depth),
+      issuer_factor_(1 - profile.flash.multi_issuer_penalty * (1 - 1.0 / std::max(1, issuers))),
       core_class_(std::move(core_class)), timeline_(timeline) {
   if (core_class_.empty() && !profile.cores.empty()) core_class_ = profile.cores.front().name;
   if (timeline_) lane_ = timeline_->Lane("flash");
@@ -61,7 +62,7 @@ double SimFlashDevice::Throughput(const FlashRead& read, int depth) {
   FlashRequestShape shape{.request_bytes = read.request_bytes, .queue_depth = depth,
                           .sequential = read.sequential, .range_bytes = read.range_bytes,
                           .core_class = core_class_};
-  return memo_[key] = curve_.Throughput(shape);
+  return memo_[key] = curve_.Throughput(shape) * issuer_factor_;
 }
 
 void SimFlashDevice::OnEvent(uint64_t generation) {

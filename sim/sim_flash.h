@@ -23,9 +23,11 @@ namespace sparseflash {
 
 class SimFlashDevice : public FlashDevice {
  public:
-  // `core_class`: the core issuing the reads ("" = the profile's first class).
+  // `core_class`: the core issuing the reads ("" = the profile's first class);
+  // `issuers`: threads issuing at once, which costs the profile's
+  // multi_issuer_penalty x (1 - 1/issuers) of the bandwidth (shape [estimate]).
   SimFlashDevice(EventQueue* queue, const DeviceProfile& profile, std::string core_class,
-                 Timeline* timeline = nullptr);
+                 Timeline* timeline = nullptr, int issuers = 1);
 
   void SetSink(CompletionSink* sink) override { sink_ = sink; }
   void Submit(const FlashRead& read) override;
@@ -47,6 +49,7 @@ class SimFlashDevice : public FlashDevice {
   EventQueue* queue_;
   FlashCurve curve_;
   int command_queue_depth_;
+  double issuer_factor_ = 1;
   std::string core_class_;
   Timeline* timeline_;
   int lane_ = 0;

@@ -148,10 +148,12 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   EventQueue queue;
   if (c.event_log) queue.EnableLog();
   SimClock clock(&queue);
-  SimFlashDevice flash(&queue, c.device, result.resources.io_core_class, c.timeline);
   absl::StatusOr<std::unique_ptr<SimComputeBackend>> compute =
       SimComputeBackend::Create(&queue, c.device, result.resources, c.timeline);
   if (!compute.ok()) return compute.status();
+  std::string io_class = result.resources.io_core_class;
+  if (io_class.empty() && (*compute)->cpu_workers() > 0) io_class = (*compute)->worker_class(0);
+  SimFlashDevice flash(&queue, c.device, io_class, c.timeline, result.resources.io_issuers);
   Limited limited(*std::move(run), tokens);
   OracleClock source(&limited, oracle.get());
   Engine engine(Env{&clock, &flash, compute->get()}, strategy->get(), &source,

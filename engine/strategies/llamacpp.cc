@@ -26,7 +26,8 @@ class LlamaCpp : public Strategy {
   }
 
   ResourcePlan resources() const override {
-    return {.compute_threads = threads_, .io_core_class = "", .uses_npu = false};
+    return {.compute_threads = threads_, .io_core_class = "", .io_issuers = threads_,
+            .uses_npu = false};  // faulting threads read for themselves
   }
   MemoryPlan memory() const override { return memory_; }
   CacheCounters counters() const override {

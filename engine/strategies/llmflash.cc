@@ -41,7 +41,8 @@ class LlmFlash : public Strategy {
                    ctx.model.d_ffn) {}
 
   ResourcePlan resources() const override {
-    return {.compute_threads = s_.threads, .io_core_class = "", .uses_npu = false};
+    return {.compute_threads = s_.threads, .io_core_class = "",
+            .io_issuers = std::min(s_.io_threads, ctx_.cpu_cores), .uses_npu = false};
   }
   MemoryPlan memory() const override { return memory_; }
   CacheCounters counters() const override {

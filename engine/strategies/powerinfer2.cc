@@ -44,7 +44,13 @@ class PowerInfer2 : public Strategy {
   }
 
   ResourcePlan resources() const override {
-    return {.compute_threads = s_.threads, .io_core_class = "big", .uses_npu = s_.npu};
+    // Without the pipeline there is no I/O thread: compute threads read for themselves.
+    if (s_.pipeline == PipelineMode::kNone) {
+      return {.compute_threads = s_.threads, .io_core_class = "", .io_issuers = s_.threads,
+              .uses_npu = s_.npu};
+    }
+    return {.compute_threads = s_.threads, .io_core_class = "big", .io_issuers = 1,
+            .uses_npu = s_.npu};  // one I/O thread on a big core [v3]
   }
   MemoryPlan memory() const override { return {resident_, s_.cache.capacity_bytes}; }
   CacheCounters counters() const override { return {cache_->hits(), cache_->accesses()}; }
