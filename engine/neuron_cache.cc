@@ -7,7 +7,9 @@ namespace sparseflash {
 NeuronCache::NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
                          std::unique_ptr<AdmissionPolicy> admission)
     : options_(std::move(options)), policy_(std::move(policy)), admission_(std::move(admission)),
-      sizes_(options_.key_space, 0), present_((options_.key_space + 63) / 64, 0) {}
+      sizes_(options_.key_space, 0), present_((options_.key_space + 63) / 64, 0) {
+  lru_ = dynamic_cast<LruPolicy*>(policy_.get());
+}
 
 absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
     const NeuronCacheOptions& options, std::unique_ptr<AdmissionPolicy> admission) {

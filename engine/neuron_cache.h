@@ -13,6 +13,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/eviction_policy.h"
+#include "engine/policies/lru.h"
 
 namespace sparseflash {
 
@@ -60,7 +61,11 @@ class NeuronCache {
   bool Lookup(CacheKey key) {
     if (Contains(key)) {
       ++stats_.hits;
-      policy_->OnHit(key);
+      if (lru_ != nullptr) {
+        lru_->LruPolicy::OnHit(key);  // devirtualized: the common case
+      } else {
+        policy_->OnHit(key);
+      }
       return true;
     }
     ++stats_.misses;
@@ -71,6 +76,10 @@ class NeuronCache {
   void Insert(CacheKey key, int64_t bytes);
   // Fills the cache before a run without counting a miss; false once full.
   bool Preload(CacheKey key, int64_t bytes);
+  // Hints that `key` is looked up soon (keys arrive in sorted runs).
+  void Prefetch(CacheKey key) const {
+    if (lru_ != nullptr) lru_->Prefetch(key);
+  }
   bool Contains(CacheKey key) const { return (present_[key >> 6] >> (key & 63)) & 1; }
   // Ages the policy and drops keys it expires (sliding window).
   void OnTokenEnd();
@@ -88,6 +97,7 @@ class NeuronCache {
 
   NeuronCacheOptions options_;
   std::unique_ptr<EvictionPolicy> policy_;
+  LruPolicy* lru_ = nullptr;  // policy_ when it is LRU
   std::unique_ptr<AdmissionPolicy> admission_;
   void Mark(CacheKey key, bool on) {
     if (on) {

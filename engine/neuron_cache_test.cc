@@ -117,6 +117,39 @@ TEST(NeuronCache, SlidingWindowKeepsThePreviousToken) {
   EXPECT_EQ((*cache)->used_bytes(), 3);
 }
 
+// LFU (ties to the least recently used) against a brute-force reference.
+TEST(NeuronCache, LfuMatchesBruteForce) {
+  auto cache = Cache("lfu", 10);
+  std::vector<uint64_t> count(16, 0), last(16, 0);
+  std::set<CacheKey> resident;
+  uint64_t hits = 0;
+  uint64_t state = 12345;
+  for (uint64_t t = 1; t <= 5000; ++t) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const CacheKey k = static_cast<CacheKey>((state >> 33) % 16);
+    if (resident.count(k)) {
+      ++hits;
+      ++count[k];
+    } else {
+      if (resident.size() == 10) {
+        CacheKey victim = *resident.begin();
+        for (CacheKey r : resident) {
+          if (count[r] < count[victim] || (count[r] == count[victim] && last[r] < last[victim])) {
+            victim = r;
+          }
+        }
+        resident.erase(victim);
+      }
+      resident.insert(k);
+      count[k] = 1;
+    }
+    last[k] = t;
+    cache->Access(k, 1);
+  }
+  EXPECT_EQ(cache->stats().hits, hits);
+  for (CacheKey k = 0; k < 16; ++k) EXPECT_EQ(cache->Contains(k), resident.count(k) == 1) << k;
+}
+
 TEST(NeuronCache, ByteBudgetBoundsEntries) {
   auto cache = Cache("lru", 10);
   for (CacheKey k = 0; k < 5; ++k) cache->Access(k, 4);

@@ -45,6 +45,7 @@ class SegmentedCache {
     }
     return cold_->Lookup(key);
   }
+  void Prefetch(CacheKey key) const { cold_->Prefetch(key); }
   // A missing neuron was read in full: offer it to the cold region.
   void Fetched(CacheKey key) { cold_->Insert(key, options_.neuron_bytes); }
   void OnTokenEnd() { cold_->OnTokenEnd(); }

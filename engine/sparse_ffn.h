@@ -3,6 +3,7 @@
 // planner needs), consulting and updating a cache through two callbacks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -19,13 +20,17 @@ enum class Residency { kMissing, kResident, kElsewhere };
 // planner computes it (kElsewhere: another unit does, e.g. the NPU's hot rows);
 // `fetched(key)` is called for each missing neuron whose whole bundle is read (all of them unless
 // the second part is conditional, then those with a non-zero gate).
-template <typename Resident, typename Fetched>
+template <typename Resident, typename Fetched, typename Prefetch>
 FfnCounts ClassifyNeurons(const std::vector<uint32_t>& predicted, const NeuronSet& set,
                           uint32_t key_base, bool second_conditional, Resident&& resident,
-                          Fetched&& fetched) {
+                          Fetched&& fetched, Prefetch&& prefetch) {
   FfnCounts c;
   size_t a = 0, g = 0;
-  for (uint32_t id : predicted) {
+  constexpr size_t kAhead = 16;
+  for (size_t i = 0; i < std::min(kAhead, predicted.size()); ++i) prefetch(key_base + predicted[i]);
+  for (size_t i = 0; i < predicted.size(); ++i) {
+    const uint32_t id = predicted[i];
+    if (i + kAhead < predicted.size()) prefetch(key_base + predicted[i + kAhead]);
     while (a < set.active.size() && set.active[a] < id) ++a;
     while (g < set.gate_only.size() && set.gate_only[g] < id) ++g;
     const bool gate = (a < set.active.size() && set.active[a] == id) ||

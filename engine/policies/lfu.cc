@@ -1,7 +1,6 @@
 // LFU: evicts the least frequently used key; ties go to the least recently used.
-#include <set>
-#include <tuple>
-
+// O(1) per operation: one recency list per access count (the keys' links are
+// shared, as a key sits in exactly one list) and the lowest non-empty count.
 #include <vector>
 
 #include "engine/policies/policies.h"
@@ -11,32 +10,55 @@ namespace {
 
 class Lfu : public EvictionPolicy {
  public:
+  explicit Lfu(uint32_t keys) : links_(keys), count_(keys, 0), buckets_(2) {}
+
   void OnHit(CacheKey key) override {
-    Entry& e = entries_[key];
-    order_.erase({e.count, e.last, key});
-    ++e.count;
-    e.last = ++clock_;
-    order_.insert({e.count, e.last, key});
+    const uint32_t c = count_[key];
+    Unlink(key, c);
+    if (min_ == c && Empty(c)) min_ = c + 1;
+    PushFront(key, c + 1);
   }
-  explicit Lfu(uint32_t keys) : entries_(keys) {}
   void OnInsert(CacheKey key) override {
-    entries_[key] = {1, ++clock_};
-    order_.insert({1, clock_, key});
+    PushFront(key, 1);
+    min_ = 1;
   }
   CacheKey Evict() override {
-    CacheKey victim = std::get<2>(*order_.begin());
-    order_.erase(order_.begin());
+    while (Empty(min_)) ++min_;
+    CacheKey victim = buckets_[min_].tail;
+    Unlink(victim, min_);
+    count_[victim] = 0;
     return victim;
   }
 
  private:
-  struct Entry {
-    uint64_t count;
-    uint64_t last;
+  static constexpr uint32_t kNil = ~0u;
+  struct Link {
+    uint32_t prev = kNil, next = kNil;
   };
-  uint64_t clock_ = 0;
-  std::vector<Entry> entries_;
-  std::set<std::tuple<uint64_t, uint64_t, CacheKey>> order_;
+  struct Bucket {
+    uint32_t head = kNil, tail = kNil;
+  };
+
+  bool Empty(uint32_t c) const { return c >= buckets_.size() || buckets_[c].head == kNil; }
+  void PushFront(CacheKey key, uint32_t c) {
+    if (c >= buckets_.size()) buckets_.resize(c + 1);
+    Bucket& b = buckets_[c];
+    links_[key] = {kNil, b.head};
+    (b.head == kNil ? b.tail : links_[b.head].prev) = key;
+    b.head = key;
+    count_[key] = c;
+  }
+  void Unlink(CacheKey key, uint32_t c) {
+    Bucket& b = buckets_[c];
+    const Link l = links_[key];
+    (l.prev == kNil ? b.head : links_[l.prev].next) = l.next;
+    (l.next == kNil ? b.tail : links_[l.next].prev) = l.prev;
+  }
+
+  std::vector<Link> links_;
+  std::vector<uint32_t> count_;
+  std::vector<Bucket> buckets_;  // by access count
+  uint32_t min_ = 1;
 };
 
 }  // namespace

@@ -129,7 +129,8 @@ class LlmFlash : public Strategy {
           [&](CacheKey k) {
             cache.Insert(k, ctx_.bytes.bundle_bytes);
             ++fetched;
-          });
+          },
+          [&](CacheKey k) { cache.Prefetch(k); });
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
     }
     NodeId end = plan->Join(ends);

@@ -95,7 +95,7 @@ class PowerInfer2 : public Strategy {
       FfnCounts counts = ClassifyNeurons(
           predicted_ids, set, base, reads_.second_conditional,
           [&](CacheKey k) { return Lookup(k); },
-          [&](CacheKey k) { cache_->Fetched(k); });
+          [&](CacheKey k) { cache_->Fetched(k); }, [&](CacheKey k) { cache_->Prefetch(k); });
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
       if (s_.npu && hot_per_slot_[slot] > 0) {
         ComputeTask dense{.kind = ComputeKind::kFfn, .unit = ComputeUnit::kNpu,

@@ -1,0 +1,68 @@
+// LRU: evicts the least recently used key. Exact LRU kept as an access log: a
+// hit writes the key's latest log position and appends the key (one random
+// write, no neighbours to relink); eviction pops the log's front, skipping
+// entries superseded by a later access. The log is compacted when superseded
+// entries outnumber live ones. Declared here (final) so the neuron cache can
+// call it without a virtual call on its hottest path.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/eviction_policy.h"
+
+namespace sparseflash {
+
+class LruPolicy final : public EvictionPolicy {
+ public:
+  explicit LruPolicy(uint32_t keys) : pos_(keys, kAbsent) {}
+
+  void OnHit(CacheKey key) override { Append(key); }
+  void Prefetch(CacheKey key) const { __builtin_prefetch(&pos_[key], 1); }
+  void OnInsert(CacheKey key) override {
+    ++live_;
+    Append(key);
+  }
+  CacheKey Evict() override {
+    while (true) {
+      const CacheKey key = log_[head_];
+      const uint64_t at = base_ + head_++;
+      if (pos_[key] == at) {
+        pos_[key] = kAbsent;
+        --live_;
+        return key;
+      }
+    }
+  }
+
+ private:
+  static constexpr uint64_t kAbsent = ~uint64_t{0};
+
+  void Append(CacheKey key) {
+    pos_[key] = base_ + log_.size();
+    log_.push_back(key);
+    if (log_.size() - head_ > 2 * live_ + 1024) Compact();
+  }
+  void Compact() {
+    const uint64_t new_base = base_ + log_.size();
+    size_t out = 0;
+    for (size_t i = head_; i < log_.size(); ++i) {
+      const CacheKey key = log_[i];
+      if (pos_[key] == base_ + i) {
+        pos_[key] = new_base + out;
+        log_[out++] = key;
+      }
+    }
+    log_.resize(out);
+    base_ = new_base;
+    head_ = 0;
+  }
+
+  std::vector<uint64_t> pos_;  // absolute log position of each key's latest access
+  std::vector<CacheKey> log_;  // accesses, oldest first, from head_
+  size_t head_ = 0;
+  uint64_t base_ = 0;          // absolute position of log_[0]
+  size_t live_ = 0;
+};
+
+}  // namespace sparseflash
