@@ -25,6 +25,7 @@ class LruPolicy final : public EvictionPolicy {
   }
   CacheKey Evict() override {
     while (true) {
+      if (head_ + 8 < log_.size()) __builtin_prefetch(&pos_[log_[head_ + 8]]);
       const CacheKey key = log_[head_];
       const uint64_t at = base_ + head_++;
       if (pos_[key] == at) {
