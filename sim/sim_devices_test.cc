@@ -22,11 +22,15 @@ FlashRead Read(uint64_t tag, int64_t bytes, int count = 1, int in_flight = 1) {
   return {.tag = tag, .request_bytes = bytes, .count = count, .max_in_flight = in_flight};
 }
 
-TEST(SimFlash, OneReadOfKnownSizeTakesItsTime) {
+class SimFlash : public ::testing::Test {
+ protected:
+  void SetUp() override { flash.SetSink(&r); }
   EventQueue q;
-  SimFlashDevice flash(&q, ToyDevice(), "");
-  Recorder r(&q);
-  flash.SetSink(&r);
+  SimFlashDevice flash{&q, ToyDevice(), ""};
+  Recorder r{&q};
+};
+
+TEST_F(SimFlash, OneReadOfKnownSizeTakesItsTime) {
   flash.Submit(Read(7, 1000000));
   q.Run();
   ASSERT_EQ(r.done.size(), 1u);
@@ -35,11 +39,7 @@ TEST(SimFlash, OneReadOfKnownSizeTakesItsTime) {
   EXPECT_EQ(flash.busy_time().ns, 1000000);
 }
 
-TEST(SimFlash, ConcurrentReadsShareTheBandwidth) {
-  EventQueue q;
-  SimFlashDevice flash(&q, ToyDevice(), "");
-  Recorder r(&q);
-  flash.SetSink(&r);
+TEST_F(SimFlash, ConcurrentReadsShareTheBandwidth) {
   flash.Submit(Read(1, 1000000));
   flash.Submit(Read(2, 1000000));
   q.Run();
@@ -48,11 +48,7 @@ TEST(SimFlash, ConcurrentReadsShareTheBandwidth) {
   EXPECT_EQ(r.done[1].second, 2000000);
 }
 
-TEST(SimFlash, LateArrivalSlowsTheFirstRead) {
-  EventQueue q;
-  SimFlashDevice flash(&q, ToyDevice(), "");
-  Recorder r(&q);
-  flash.SetSink(&r);
+TEST_F(SimFlash, LateArrivalSlowsTheFirstRead) {
   flash.Submit(Read(1, 1000000));
   q.At(Nanos{500000}, [&] { flash.Submit(Read(2, 1000000)); });
   q.Run();
@@ -63,11 +59,7 @@ TEST(SimFlash, LateArrivalSlowsTheFirstRead) {
   EXPECT_EQ(r.done[1], (std::pair<uint64_t, int64_t>{2, 2000000}));
 }
 
-TEST(SimFlash, SmallReadsKeepTheSmallestSizesIops) {
-  EventQueue q;
-  SimFlashDevice flash(&q, ToyDevice(), "");
-  Recorder r(&q);
-  flash.SetSink(&r);
+TEST_F(SimFlash, SmallReadsKeepTheSmallestSizesIops) {
   flash.Submit(Read(1, 250000, 4));  // 1000 IOPS at any size below 1 MB: 4 ms
   q.Run();
   ASSERT_EQ(r.done.size(), 1u);

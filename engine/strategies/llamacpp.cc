@@ -113,8 +113,7 @@ class LlamaCpp : public Strategy {
 absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
                                                        const StrategyContext& ctx) {
   const ModelBytes& b = ctx.bytes;
-  int threads = opt.Int("threads", std::max(1, std::min(4, ctx.cpu_cores)));
-  if (ctx.threads > 0) threads = ctx.threads;
+  const int threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores));
   const int64_t window = int64_t{opt.Int("read_ahead_kb", 128)} * 1024;  // Linux default [ext]
   const std::string policy = ctx.policy.empty() ? opt.String("policy", "lru") : ctx.policy;
   if (absl::Status st = opt.Check("llamacpp"); !st.ok()) return st;

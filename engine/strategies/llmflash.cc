@@ -174,17 +174,14 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   const ModelSpec& m = ctx.model;
   const ModelBytes& b = ctx.bytes;
   Settings s;
-  s.threads = opt.Int("threads", std::max(1, std::min(8, ctx.cpu_cores)));
-  if (ctx.threads > 0) s.threads = ctx.threads;
+  s.threads = ReadThreads(opt, ctx, std::min(8, ctx.cpu_cores));
   s.predictor_on = opt.Bool("predictor", true);
   s.window = opt.Int("window", 4);                 // [LF] k = 4 (OPT, Falcon)
   const bool bundling = opt.Bool("bundling", true);  // [LF] row-column bundling
   s.io_threads = opt.Int("io_threads", 32);        // [LF]
   s.memory_management = opt.Bool("memory_management", true);
   s.hybrid_share = opt.Double("hybrid_share", 0.5);  // [LF] naive = 0, hybrid = 0.5
-  s.predictor.recall = opt.Double("predictor_recall", s.predictor.recall);
-  s.predictor.extra = opt.Double("predictor_extra", s.predictor.extra);
-  s.predictor.seed = ctx.seed;
+  s.predictor = ReadPredictorOptions(opt, ctx);
   const std::string policy = ctx.policy.empty() ? opt.String("policy", "window") : ctx.policy;
   if (absl::Status st = opt.Check("llmflash"); !st.ok()) return st;
   s.layout = bundling ? LayoutKind::kBundle : LayoutKind::kMatrix;

@@ -132,10 +132,10 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   const ModelSpec& m = ctx.model;
   const ModelBytes& b = ctx.bytes;
   Settings s;
-  s.threads = opt.Int("threads", std::max(1, std::min(4, ctx.cpu_cores - 1)));  // [v3 Fig. 6]
-  if (ctx.threads > 0) s.threads = ctx.threads;
+  s.threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores - 1));  // [v3 Fig. 6]
   const bool split = b.bundle_flash_bytes == 8192;
-  absl::StatusOr<LayoutKind> layout = ParseLayout(opt.String("layout", split ? "split-bundle" : "bundle"));
+  absl::StatusOr<LayoutKind> layout =
+      ParseLayout(opt.String("layout", split ? "split-bundle" : "bundle"));
   absl::StatusOr<PipelineMode> pipeline = ParsePipeline(opt.String("pipeline", "cluster"));
   absl::StatusOr<WarmOrder> warm = ParseWarmOrder(opt.String("warm", "rank"));
   s.cluster_neurons = opt.Int("cluster_neurons", 128);
@@ -143,9 +143,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   s.npu = opt.Bool("npu", ctx.npu_present);
   s.cache.hot_share = opt.Double("hot_share", 0.5);
   s.cache.cold_policy = ctx.policy.empty() ? opt.String("policy", "lru") : ctx.policy;
-  s.predictor.recall = opt.Double("predictor_recall", s.predictor.recall);
-  s.predictor.extra = opt.Double("predictor_extra", s.predictor.extra);
-  s.predictor.seed = ctx.seed;
+  s.predictor = ReadPredictorOptions(opt, ctx);
   if (absl::Status st = opt.Check("powerinfer2"); !st.ok()) return st;
   for (const absl::Status& st : {layout.status(), pipeline.status(), warm.status()}) {
     if (!st.ok()) return st;

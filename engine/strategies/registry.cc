@@ -1,4 +1,6 @@
 // Name -> factory table of strategies: a new strategy is one file and one line here.
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/strategies/strategies.h"
@@ -19,6 +21,19 @@ constexpr Registration kStrategies[] = {
 };
 
 }  // namespace
+
+int ReadThreads(StrategyOptions& options, const StrategyContext& context, int fallback) {
+  const int threads = options.Int("threads", std::max(1, fallback));
+  return context.threads > 0 ? context.threads : threads;
+}
+
+PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyContext& context) {
+  PredictorOptions p;
+  p.recall = options.Double("predictor_recall", p.recall);
+  p.extra = options.Double("predictor_extra", p.extra);
+  p.seed = context.seed;
+  return p;
+}
 
 std::vector<std::string> StrategyNames() {
   std::vector<std::string> names;

@@ -5,9 +5,15 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "engine/predictor.h"
 #include "engine/strategy.h"
 
 namespace sparseflash {
+
+// Option readers shared by the strategies: "threads" (overridden by --threads)
+// and the predictor model's "predictor_recall" and "predictor_extra".
+int ReadThreads(StrategyOptions& options, const StrategyContext& context, int fallback);
+PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyContext& context);
 
 absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& options,
                                                           const StrategyContext& context);
