@@ -5,18 +5,23 @@
 namespace sparseflash {
 
 const char* BreakdownName(int part) {
-  static const char* kNames[] = {"attention", "predictor", "ffn_compute", "io_wait",
-                                 "memory_management", "other"};
+  static const char* kNames[] = {"attention", "predictor",         "ffn_compute",
+                                 "io_wait",   "memory_management", "other"};
   return kNames[part];
 }
 
 const char* ComputeKindName(ComputeKind kind) {
   switch (kind) {
-    case ComputeKind::kAttention: return "attention";
-    case ComputeKind::kPredictor: return "predictor";
-    case ComputeKind::kFfn: return "ffn";
-    case ComputeKind::kMemoryManagement: return "memory_management";
-    case ComputeKind::kOther: return "other";
+    case ComputeKind::kAttention:
+      return "attention";
+    case ComputeKind::kPredictor:
+      return "predictor";
+    case ComputeKind::kFfn:
+      return "ffn";
+    case ComputeKind::kMemoryManagement:
+      return "memory_management";
+    case ComputeKind::kOther:
+      return "other";
   }
   return "?";
 }
@@ -25,16 +30,24 @@ namespace {
 
 int PartOf(const WorkNode& n) {
   switch (n.type) {
-    case NodeType::kRead: return kBdIoWait;
-    case NodeType::kJoin: return kBdOther;
-    case NodeType::kCompute: break;
+    case NodeType::kRead:
+      return kBdIoWait;
+    case NodeType::kJoin:
+      return kBdOther;
+    case NodeType::kCompute:
+      break;
   }
   switch (n.task.kind) {
-    case ComputeKind::kAttention: return kBdAttention;
-    case ComputeKind::kPredictor: return kBdPredictor;
-    case ComputeKind::kFfn: return kBdFfnCompute;
-    case ComputeKind::kMemoryManagement: return kBdMemoryManagement;
-    case ComputeKind::kOther: return kBdOther;
+    case ComputeKind::kAttention:
+      return kBdAttention;
+    case ComputeKind::kPredictor:
+      return kBdPredictor;
+    case ComputeKind::kFfn:
+      return kBdFfnCompute;
+    case ComputeKind::kMemoryManagement:
+      return kBdMemoryManagement;
+    case ComputeKind::kOther:
+      return kBdOther;
   }
   return kBdOther;
 }

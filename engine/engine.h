@@ -21,8 +21,15 @@
 
 namespace sparseflash {
 
-enum BreakdownPart { kBdAttention, kBdPredictor, kBdFfnCompute, kBdIoWait,
-                     kBdMemoryManagement, kBdOther, kBreakdownParts };
+enum BreakdownPart {
+  kBdAttention,
+  kBdPredictor,
+  kBdFfnCompute,
+  kBdIoWait,
+  kBdMemoryManagement,
+  kBdOther,
+  kBreakdownParts
+};
 const char* BreakdownName(int part);
 
 struct StepRecord {

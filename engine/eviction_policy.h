@@ -26,10 +26,10 @@ class AccessOracle {
 };
 
 struct PolicyOptions {
-  uint32_t key_space = 0;        // number of distinct keys
-  int64_t capacity_entries = 0;  // expected entries at a full cache (S3-FIFO queue sizes)
-  double small_queue_share = 0.1;  // S3-FIFO small FIFO share of the entries
-  int window_tokens = 4;         // sliding window: keys unused for this many tokens leave
+  uint32_t key_space = 0;                // number of distinct keys
+  int64_t capacity_entries = 0;          // expected entries at a full cache (S3-FIFO queue sizes)
+  double small_queue_share = 0.1;        // S3-FIFO small FIFO share of the entries
+  int window_tokens = 4;                 // sliding window: keys unused for this many tokens leave
   const AccessOracle* oracle = nullptr;  // required by "belady"
 };
 

@@ -67,8 +67,10 @@ class FfnPlanner {
     return {.kind = ComputeKind::kFfn, .unit = o_.unit, .bytes = bytes};
   }
   FlashRead Read(int64_t bytes, int64_t count) const {
-    return {.request_bytes = bytes, .count = static_cast<int32_t>(count),
-            .max_in_flight = o_.io_depth, .range_bytes = o_.range_bytes};
+    return {.request_bytes = bytes,
+            .count = static_cast<int32_t>(count),
+            .max_in_flight = o_.io_depth,
+            .range_bytes = o_.range_bytes};
   }
   int64_t GateBytes(const FlashCluster& k) const { return k.neurons * o_.gate_row_bytes; }
   int64_t RestBytes(const FlashCluster& k) const {
@@ -93,8 +95,7 @@ class FfnPlanner {
     if (!HasSecond()) return plan_->Compute(Task(GateBytes(k) + RestBytes(k)), {gio});
     NodeId gc = plan_->Compute(Task(GateBytes(k)), {gio});
     if (k.active == 0) return gc;
-    NodeId udio =
-        plan_->Read(Read(o_.reads.second_bytes, k.active * o_.reads.second_reads), {gc});
+    NodeId udio = plan_->Read(Read(o_.reads.second_bytes, k.active * o_.reads.second_reads), {gc});
     return plan_->Compute(Task(RestBytes(k)), {udio});
   }
 
@@ -118,8 +119,8 @@ class FfnPlanner {
     stage.clear();
     for (const FlashCluster& k : clusters) {
       if (k.active == 0) continue;
-      stage.push_back(plan_->Read(
-          Read(o_.reads.second_bytes, k.active * o_.reads.second_reads), {gate_done}));
+      stage.push_back(
+          plan_->Read(Read(o_.reads.second_bytes, k.active * o_.reads.second_reads), {gate_done}));
     }
     NodeId second_done = plan_->Join(stage);
     plan_->Depend(second_done, gate_done);

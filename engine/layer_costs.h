@@ -14,13 +14,13 @@ namespace sparseflash {
 
 struct LayerCosts {
   int layers = 0;
-  int64_t attention_bytes = 0;      // weights of one layer's attention
-  int64_t kv_bytes_per_token = 0;   // one layer's K and V for one position
-  int64_t predictor_bytes = 0;      // one layer's predictor(s)
-  int64_t dense_ffn_bytes = 0;      // one layer's FFN as a dense engine streams it per token
-  int64_t layer_ffn_bytes = 0;      // one layer's whole FFN (all experts)
-  int64_t head_bytes = 0;           // LM head (and the embedding row)
-  double ops_per_token = 0;         // 2 x weights a token uses (prefill, dense)
+  int64_t attention_bytes = 0;     // weights of one layer's attention
+  int64_t kv_bytes_per_token = 0;  // one layer's K and V for one position
+  int64_t predictor_bytes = 0;     // one layer's predictor(s)
+  int64_t dense_ffn_bytes = 0;     // one layer's FFN as a dense engine streams it per token
+  int64_t layer_ffn_bytes = 0;     // one layer's whole FFN (all experts)
+  int64_t head_bytes = 0;          // LM head (and the embedding row)
+  double ops_per_token = 0;        // 2 x weights a token uses (prefill, dense)
 
   // One layer's attention at KV position `position`.
   int64_t AttentionBytes(int position) const {
@@ -43,9 +43,9 @@ NodeId PlanLayers(const LayerCosts& c, int position, int threads, ComputeUnit at
                   WorkPlan* plan, FfnFn&& ffn) {
   NodeId prev = kNoNode;
   for (int l = 0; l < c.layers; ++l) {
-    NodeId attention = plan->Parallel(ComputeKind::kAttention, attention_unit,
-                                      c.AttentionBytes(position), 0,
-                                      attention_unit == ComputeUnit::kNpu ? 1 : threads, {prev});
+    NodeId attention =
+        plan->Parallel(ComputeKind::kAttention, attention_unit, c.AttentionBytes(position), 0,
+                       attention_unit == ComputeUnit::kNpu ? 1 : threads, {prev});
     prev = ffn(l, attention);
   }
   return plan->Parallel(ComputeKind::kOther, ComputeUnit::kCpu, c.head_bytes, 0, threads, {prev});

@@ -9,10 +9,14 @@ namespace sparseflash {
 double BytesPerWeight(const Quantization& q, bool no_scales) {
   double scale = (no_scales || q.group_size <= 0) ? 0.0 : 2.0 / q.group_size;
   switch (q.kind) {
-    case QuantKind::kFp32: return 4;
-    case QuantKind::kFp16: return 2;
-    case QuantKind::kInt8: return 1 + scale;
-    case QuantKind::kInt4: return 0.5 + scale;
+    case QuantKind::kFp32:
+      return 4;
+    case QuantKind::kFp16:
+      return 2;
+    case QuantKind::kInt8:
+      return 1 + scale;
+    case QuantKind::kInt4:
+      return 0.5 + scale;
   }
   return 2;
 }
@@ -33,8 +37,8 @@ ModelBytes ComputeModelBytes(const ModelSpec& m, const Quantization& q) {
   b.ffn_bytes = b.neurons * b.bundle_bytes;
   b.ffn_flash_bytes = b.neurons * b.bundle_flash_bytes;
   if (q.scales_resident && q.group_size > 0) {
-    b.ffn_scale_bytes = std::llround(double(b.neurons) * m.ffn_matrices() * m.d_model * 2.0 /
-                                     q.group_size);
+    b.ffn_scale_bytes =
+        std::llround(double(b.neurons) * m.ffn_matrices() * m.d_model * 2.0 / q.group_size);
   }
   const int64_t q_dim = int64_t{m.heads} * m.head_dim;
   const int64_t kv_dim = int64_t{m.kv_heads} * m.head_dim;
@@ -43,10 +47,9 @@ ModelBytes ComputeModelBytes(const ModelSpec& m, const Quantization& q) {
   b.attention_bytes = std::llround(attention_weights * all_in);
   b.embedding_bytes = std::llround(embedding_weights * all_in);
   b.kv_bytes_per_token = int64_t{m.layers} * 2 * kv_dim * 2;
-  b.predictor_bytes = m.predictor_bytes > 0
-                          ? m.predictor_bytes
-                          : int64_t{m.predictor_rank} * (m.d_model + m.d_ffn) * 2 * m.layers *
-                                m.experts;
+  b.predictor_bytes = m.predictor_bytes > 0 ? m.predictor_bytes
+                                            : int64_t{m.predictor_rank} * (m.d_model + m.d_ffn) *
+                                                  2 * m.layers * m.experts;
   b.runtime_bytes = m.runtime_bytes;
   return b;
 }

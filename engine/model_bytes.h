@@ -12,19 +12,19 @@
 namespace sparseflash {
 
 struct ModelBytes {
-  double ffn_bytes_per_weight = 0;    // including in-bundle scales
-  int64_t matrix_row_bytes = 0;       // one neuron's row (or column) of one FFN matrix
-  int64_t bundle_bytes = 0;           // one neuron, every FFN matrix, unpadded
-  int64_t bundle_flash_bytes = 0;     // as laid out on flash, padded to the alignment
-  int64_t neurons = 0;                // FFN neurons in the model (all layers, experts)
-  int64_t ffn_bytes = 0;              // all FFN weights (+ in-bundle scales), unpadded
-  int64_t ffn_flash_bytes = 0;        // FFN as laid out on flash
-  int64_t ffn_scale_bytes = 0;        // FFN scales kept resident (scales_resident)
-  int64_t attention_bytes = 0;        // q, k, v, o of every layer
-  int64_t embedding_bytes = 0;        // token embeddings and LM head
-  int64_t kv_bytes_per_token = 0;     // FP16 K and V of every layer
-  int64_t predictor_bytes = 0;        // all activation predictors
-  int64_t runtime_bytes = 0;          // runtime buffers
+  double ffn_bytes_per_weight = 0;  // including in-bundle scales
+  int64_t matrix_row_bytes = 0;     // one neuron's row (or column) of one FFN matrix
+  int64_t bundle_bytes = 0;         // one neuron, every FFN matrix, unpadded
+  int64_t bundle_flash_bytes = 0;   // as laid out on flash, padded to the alignment
+  int64_t neurons = 0;              // FFN neurons in the model (all layers, experts)
+  int64_t ffn_bytes = 0;            // all FFN weights (+ in-bundle scales), unpadded
+  int64_t ffn_flash_bytes = 0;      // FFN as laid out on flash
+  int64_t ffn_scale_bytes = 0;      // FFN scales kept resident (scales_resident)
+  int64_t attention_bytes = 0;      // q, k, v, o of every layer
+  int64_t embedding_bytes = 0;      // token embeddings and LM head
+  int64_t kv_bytes_per_token = 0;   // FP16 K and V of every layer
+  int64_t predictor_bytes = 0;      // all activation predictors
+  int64_t runtime_bytes = 0;        // runtime buffers
 
   int64_t non_ffn_bytes() const { return attention_bytes + embedding_bytes; }
   int64_t model_bytes() const { return non_ffn_bytes() + ffn_bytes + ffn_scale_bytes; }
@@ -32,8 +32,7 @@ struct ModelBytes {
   // Always resident for a sparse offloading engine: non-FFN weights, KV cache for
   // `context` tokens, predictors, resident scales and runtime buffers.
   int64_t resident_bytes(int context) const {
-    return non_ffn_bytes() + kv_bytes(context) + predictor_bytes + ffn_scale_bytes +
-           runtime_bytes;
+    return non_ffn_bytes() + kv_bytes(context) + predictor_bytes + ffn_scale_bytes + runtime_bytes;
   }
 };
 

@@ -6,8 +6,11 @@ namespace sparseflash {
 
 NeuronCache::NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
                          std::unique_ptr<AdmissionPolicy> admission)
-    : options_(std::move(options)), policy_(std::move(policy)), admission_(std::move(admission)),
-      sizes_(options_.key_space, 0), present_((options_.key_space + 63) / 64, 0) {
+    : options_(std::move(options)),
+      policy_(std::move(policy)),
+      admission_(std::move(admission)),
+      sizes_(options_.key_space, 0),
+      present_((options_.key_space + 63) / 64, 0) {
   lru_ = dynamic_cast<LruPolicy*>(policy_.get());
 }
 
@@ -36,8 +39,8 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
 
 void NeuronCache::Insert(CacheKey key, int64_t bytes) {
   if (Contains(key)) return;
-  if (bytes <= 0 || bytes > UINT32_MAX || bytes > options_.capacity_bytes || !policy_->admits_misses() ||
-      (admission_ && !admission_->Admit(key, bytes))) {
+  if (bytes <= 0 || bytes > UINT32_MAX || bytes > options_.capacity_bytes ||
+      !policy_->admits_misses() || (admission_ && !admission_->Admit(key, bytes))) {
     ++stats_.rejected;
     return;
   }

@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,11 +24,11 @@ class AdmissionPolicy {
 };
 
 struct NeuronCacheOptions {
-  uint32_t key_space = 0;      // keys are dense indices in [0, key_space)
-  int64_t capacity_bytes = 0;  // budget of this cache (region), bytes
-  std::string policy = "lru";  // eviction policy name
-  int64_t entry_bytes = 0;     // typical entry size, sizes the policy's queues; 0 = 1
-  int window_tokens = 4;       // for "window"
+  uint32_t key_space = 0;                // keys are dense indices in [0, key_space)
+  int64_t capacity_bytes = 0;            // budget of this cache (region), bytes
+  std::string policy = "lru";            // eviction policy name
+  int64_t entry_bytes = 0;               // typical entry size, sizes the policy's queues; 0 = 1
+  int window_tokens = 4;                 // for "window"
   const AccessOracle* oracle = nullptr;  // for "belady"
 };
 
@@ -38,7 +37,7 @@ struct NeuronCacheStats {
   uint64_t misses = 0;
   uint64_t insertions = 0;
   uint64_t evictions = 0;
-  uint64_t rejected = 0;  // misses not admitted (admission or larger than the cache)
+  uint64_t rejected = 0;     // misses not admitted (admission or larger than the cache)
   uint64_t expirations = 0;  // keys that left a sliding window
 
   double hit_rate() const {

@@ -7,9 +7,9 @@
 
 #include "benchmark/benchmark.h"
 #include "common/random.h"
+#include "engine/access_profile.h"
 #include "engine/neuron_cache.h"
 #include "engine/policies/policies.h"
-#include "engine/access_profile.h"
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
 
@@ -32,9 +32,10 @@ const std::vector<CacheKey>& Keys() {
 
 void BM_NeuronCacheAccess(benchmark::State& state, const char* policy) {
   const std::vector<CacheKey>& keys = Keys();
-  auto cache = *NeuronCache::Create(
-      {.key_space = 32 * 14336, .capacity_bytes = 32 * 14336 / 4, .policy = policy,
-       .entry_bytes = 1});
+  auto cache = *NeuronCache::Create({.key_space = 32 * 14336,
+                                     .capacity_bytes = 32 * 14336 / 4,
+                                     .policy = policy,
+                                     .entry_bytes = 1});
   size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(cache->Access(keys[i], 1));
@@ -60,8 +61,10 @@ const std::vector<CacheKey>& TraceKeys() {
 
 void BM_NeuronCacheTrace(benchmark::State& state, const char* policy) {
   const std::vector<CacheKey>& keys = TraceKeys();
-  auto cache = *NeuronCache::Create({.key_space = 32 * 14336, .capacity_bytes = 32 * 14336 / 2,
-                                     .policy = policy, .entry_bytes = 1});
+  auto cache = *NeuronCache::Create({.key_space = 32 * 14336,
+                                     .capacity_bytes = 32 * 14336 / 2,
+                                     .policy = policy,
+                                     .entry_bytes = 1});
   size_t i = 0;
   for (auto _ : state) {
     benchmark::DoNotOptimize(cache->Access(keys[i], 1));

@@ -38,12 +38,13 @@ TEST_P(ThreeNeuronCache, ExactHitsAndContents) {
   EXPECT_EQ(cache->used_bytes(), 3);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Policies, ThreeNeuronCache,
-    ::testing::Values(Expectation{"lru", 4, {2, 3, 4}}, Expectation{"fifo", 3, {3, 4, 5}},
-                      Expectation{"lfu", 4, {1, 2, 4}}, Expectation{"sieve", 4, {1, 3, 4}},
-                      Expectation{"s3fifo", 4, {1, 2, 4}}),
-    [](const auto& info) { return std::string(info.param.policy); });
+INSTANTIATE_TEST_SUITE_P(Policies, ThreeNeuronCache,
+                         ::testing::Values(Expectation{"lru", 4, {2, 3, 4}},
+                                           Expectation{"fifo", 3, {3, 4, 5}},
+                                           Expectation{"lfu", 4, {1, 2, 4}},
+                                           Expectation{"sieve", 4, {1, 3, 4}},
+                                           Expectation{"s3fifo", 4, {1, 2, 4}}),
+                         [](const auto& info) { return std::string(info.param.policy); });
 
 // The future of the 12-access sequence above, one access per "token".
 class SequenceOracle : public AccessOracle {
@@ -67,8 +68,11 @@ class SequenceOracle : public AccessOracle {
 TEST(NeuronCache, BeladyIsExactOnTheSequence) {
   const std::vector<CacheKey> seq = {1, 2, 3, 1, 4, 1, 2, 5, 1, 2, 3, 4};
   SequenceOracle oracle(seq);
-  auto cache = NeuronCache::Create({.key_space = 16, .capacity_bytes = 3, .policy = "belady",
-                                    .entry_bytes = 1, .oracle = &oracle});
+  auto cache = NeuronCache::Create({.key_space = 16,
+                                    .capacity_bytes = 3,
+                                    .policy = "belady",
+                                    .entry_bytes = 1,
+                                    .oracle = &oracle});
   ASSERT_TRUE(cache.ok()) << cache.status();
   for (uint32_t t = 0; t < seq.size(); ++t) {
     oracle.set_now(t);
@@ -98,9 +102,11 @@ TEST(NeuronCache, StaticSetServesMissesWithoutCaching) {
 // Window k = 1: a neuron stays while it was used by the previous token.
 // Tokens {1,2,3} {1,4,1} {2,5,1} {2,3,4}: hits 2 + 1 + 1; expired 2 + 1 + 2.
 TEST(NeuronCache, SlidingWindowKeepsThePreviousToken) {
-  auto cache = NeuronCache::Create(
-      {.key_space = 16, .capacity_bytes = 16, .policy = "window", .entry_bytes = 1,
-       .window_tokens = 1});
+  auto cache = NeuronCache::Create({.key_space = 16,
+                                    .capacity_bytes = 16,
+                                    .policy = "window",
+                                    .entry_bytes = 1,
+                                    .window_tokens = 1});
   ASSERT_TRUE(cache.ok());
   const std::vector<std::vector<CacheKey>> tokens = {{1, 2, 3}, {1, 4, 1}, {2, 5, 1}, {2, 3, 4}};
   for (const auto& token : tokens) {
@@ -169,8 +175,9 @@ TEST(NeuronCache, AdmissionIsSeparateFromEviction) {
   struct EvenOnly : AdmissionPolicy {
     bool Admit(CacheKey key, int64_t) override { return key % 2 == 0; }
   };
-  auto cache = NeuronCache::Create({.key_space = 4, .capacity_bytes = 4, .policy = "lru", .entry_bytes = 1},
-                                   std::make_unique<EvenOnly>());
+  auto cache =
+      NeuronCache::Create({.key_space = 4, .capacity_bytes = 4, .policy = "lru", .entry_bytes = 1},
+                          std::make_unique<EvenOnly>());
   ASSERT_TRUE(cache.ok());
   for (CacheKey k : {1, 2, 1, 2}) (*cache)->Access(k, 1);
   EXPECT_EQ((*cache)->stats().hits, 1u);  // only key 2 was admitted
@@ -183,9 +190,7 @@ TEST(NeuronCache, UnknownPolicyListsKnownOnes) {
   EXPECT_NE(cache.status().message().find("s3fifo"), std::string::npos);
 }
 
-TEST(NeuronCache, NeedsAKeySpace) {
-  EXPECT_FALSE(NeuronCache::Create({.capacity_bytes = 4}).ok());
-}
+TEST(NeuronCache, NeedsAKeySpace) { EXPECT_FALSE(NeuronCache::Create({.capacity_bytes = 4}).ok()); }
 
 TEST(NeuronIndexer, RoundTrips) {
   NeuronIndexer index(32, 8, 14336);

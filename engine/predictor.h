@@ -25,8 +25,7 @@ struct PredictorOptions {
 class Predictor {
  public:
   // `sets` = layers x experts slots; `d_ffn` bounds uniform draws.
-  Predictor(const PredictorOptions& options, bool trace_has_predicted, int sets,
-            uint32_t d_ffn);
+  Predictor(const PredictorOptions& options, bool trace_has_predicted, int sets, uint32_t d_ffn);
 
   // The predicted set of slot `slot` for this token, sorted.
   const std::vector<uint32_t>& Predict(int slot, const NeuronSet& set);

@@ -15,15 +15,15 @@ namespace sparseflash {
 struct RunSummary {
   uint64_t tokens = 0;
   double decode_tokens_per_s = 0;
-  double ttft_ms = 0;             // prefill, or the first token when there is no prompt
+  double ttft_ms = 0;  // prefill, or the first token when there is no prompt
   double latency_ms_mean = 0;
   double latency_ms_p50 = 0, latency_ms_p90 = 0, latency_ms_p99 = 0;
-  double hit_rate = 0;            // cache hits / accesses (predicted neurons, or pages)
-  double miss_rate_p99 = 0;       // per-token miss rate, 99th percentile
+  double hit_rate = 0;       // cache hits / accesses (predicted neurons, or pages)
+  double miss_rate_p99 = 0;  // per-token miss rate, 99th percentile
   double flash_bytes_per_token = 0;
-  double flash_throughput_bytes_per_s = 0;  // bytes read / time the device was busy
-  double io_ms_per_token = 0;               // time the device is busy per token
-  double io_stall_share = 0;                // I/O wait share of the critical path
+  double flash_throughput_bytes_per_s = 0;             // bytes read / time the device was busy
+  double io_ms_per_token = 0;                          // time the device is busy per token
+  double io_stall_share = 0;                           // I/O wait share of the critical path
   std::array<double, kBreakdownParts> breakdown_ms{};  // mean token; sums to latency_ms_mean
 };
 

@@ -22,8 +22,8 @@ absl::StatusOr<WarmOrder> ParseWarmOrder(const std::string& name);
 struct SegmentedCacheOptions {
   uint32_t key_space = 0;
   int64_t capacity_bytes = 0;
-  int64_t neuron_bytes = 0;      // DRAM bytes of one cached neuron
-  double hot_share = 0;          // share of the capacity for the hot region
+  int64_t neuron_bytes = 0;  // DRAM bytes of one cached neuron
+  double hot_share = 0;      // share of the capacity for the hot region
   std::string cold_policy = "lru";
   int window_tokens = 4;
   const AccessOracle* oracle = nullptr;

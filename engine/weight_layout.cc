@@ -15,9 +15,12 @@ absl::StatusOr<LayoutKind> ParseLayout(const std::string& name) {
 
 const char* LayoutName(LayoutKind kind) {
   switch (kind) {
-    case LayoutKind::kBundle: return "bundle";
-    case LayoutKind::kSplitBundle: return "split-bundle";
-    case LayoutKind::kMatrix: return "matrix";
+    case LayoutKind::kBundle:
+      return "bundle";
+    case LayoutKind::kSplitBundle:
+      return "split-bundle";
+    case LayoutKind::kMatrix:
+      return "matrix";
   }
   return "?";
 }
@@ -33,10 +36,10 @@ absl::StatusOr<NeuronReads> PlanNeuronReads(const ModelSpec& model, const ModelB
       return r;
     case LayoutKind::kSplitBundle:
       if (bytes.bundle_flash_bytes != 2 * page_bytes) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "layout split-bundle needs a bundle padded to ", 2 * page_bytes, " bytes; ",
-            model.name, " (", model.quantization.Name(), ") has ", bytes.bundle_flash_bytes,
-            "; use layout=bundle"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("layout split-bundle needs a bundle padded to ", 2 * page_bytes,
+                         " bytes; ", model.name, " (", model.quantization.Name(), ") has ",
+                         bytes.bundle_flash_bytes, "; use layout=bundle"));
       }
       r.first_bytes = page_bytes;
       r.first_reads = 1;

@@ -39,8 +39,8 @@ NodeId WorkPlan::Join(const std::vector<NodeId>& deps) {
   return id;
 }
 
-NodeId WorkPlan::Parallel(ComputeKind kind, ComputeUnit unit, int64_t bytes, double ops,
-                          int parts, std::initializer_list<NodeId> deps) {
+NodeId WorkPlan::Parallel(ComputeKind kind, ComputeUnit unit, int64_t bytes, double ops, int parts,
+                          std::initializer_list<NodeId> deps) {
   NodeId join = Add(WorkNode{}, deps);
   if (bytes <= 0 && ops <= 0) return join;
   parts = std::max(1, parts);

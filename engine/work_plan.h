@@ -22,8 +22,8 @@ enum class NodeType : uint8_t { kRead, kCompute, kJoin };
 
 struct WorkNode {
   NodeType type = NodeType::kJoin;
-  FlashRead read;     // kRead (tag set by the engine)
-  ComputeTask task;   // kCompute (tag set by the engine)
+  FlashRead read;       // kRead (tag set by the engine)
+  ComputeTask task;     // kCompute (tag set by the engine)
   int32_t pending = 0;  // unfinished dependencies
   absl::InlinedVector<NodeId, 2> successors;
   // Filled while running.

@@ -50,8 +50,8 @@ RunRecord RunPlan(std::function<NodeId(WorkPlan*)> plan, int tokens = 1) {
   EventQueue q;
   SimClockForTest clock(&q);
   SimFlashDevice flash(&q, ToyDevice(), "");
-  auto compute = SimComputeBackend::Create(&q, ToyDevice(), {.compute_threads = 1,
-                                                             .io_core_class = ""});
+  auto compute =
+      SimComputeBackend::Create(&q, ToyDevice(), {.compute_threads = 1, .io_core_class = ""});
   EXPECT_TRUE(compute.ok());
   PlanStrategy strategy(std::move(plan));
   EmptyTokens source(tokens);
@@ -85,10 +85,12 @@ TEST(EnginePipeline, TwoClustersOverlapIoAndCompute) {
 }
 
 TEST(EnginePipeline, WithoutOverlapTheStepsAdd) {
-  RunRecord r = RunPlan([](WorkPlan* p) {
-    NodeId c1 = p->Compute(Ffn(kMB), {p->Read(MB())});
-    return p->Compute(Ffn(kMB), {p->Read(MB(), {c1})});
-  }, 2);
+  RunRecord r = RunPlan(
+      [](WorkPlan* p) {
+        NodeId c1 = p->Compute(Ffn(kMB), {p->Read(MB())});
+        return p->Compute(Ffn(kMB), {p->Read(MB(), {c1})});
+      },
+      2);
   ASSERT_EQ(r.tokens.size(), 2u);
   for (const StepRecord& t : r.tokens) {
     EXPECT_EQ(t.latency.ns, 4 * kMB);
@@ -102,13 +104,15 @@ int64_t SparseFfnLatency(PipelineMode mode) {
   FfnPlanOptions o;
   o.pipeline = mode;
   o.cluster_neurons = 1;
-  o.reads = {.first_bytes = kMB, .first_reads = 1, .second_bytes = kMB, .second_reads = 1,
+  o.reads = {.first_bytes = kMB,
+             .first_reads = 1,
+             .second_bytes = kMB,
+             .second_reads = 1,
              .second_conditional = true};
   o.gate_row_bytes = kMB;
   o.bundle_bytes = 2 * kMB;
-  RunRecord r = RunPlan([&](WorkPlan* p) {
-    return PlanSparseFfn({.missing_active = 2}, o, p->Join({}), p);
-  });
+  RunRecord r =
+      RunPlan([&](WorkPlan* p) { return PlanSparseFfn({.missing_active = 2}, o, p->Join({}), p); });
   return r.tokens.at(0).latency.ns;
 }
 
@@ -124,12 +128,17 @@ TEST(EnginePipeline, ClusterPipelineBeatsBarriers) {
 TEST(FfnPlan, CountsBecomeClustersAndReads) {
   FfnPlanOptions o;
   o.cluster_neurons = 128;
-  o.reads = {.first_bytes = 4096, .first_reads = 1, .second_bytes = 4096, .second_reads = 1,
+  o.reads = {.first_bytes = 4096,
+             .first_reads = 1,
+             .second_bytes = 4096,
+             .second_reads = 1,
              .second_conditional = true};
   o.gate_row_bytes = 2560;
   o.bundle_bytes = 7680;
   WorkPlan plan;
-  PlanSparseFfn({.resident_active = 250, .resident_gate_zero = 6, .missing_active = 200,
+  PlanSparseFfn({.resident_active = 250,
+                 .resident_gate_zero = 6,
+                 .missing_active = 200,
                  .missing_gate_zero = 56},
                 o, plan.Join({}), &plan);
   int64_t compute_bytes = 0, reads = 0;

@@ -40,9 +40,7 @@ class EventQueue {
     uint64_t seq;
     const char* label;
     Callback fn;
-    bool operator>(const Event& o) const {
-      return at != o.at ? at > o.at : seq > o.seq;
-    }
+    bool operator>(const Event& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
 
   Nanos now_;

@@ -11,7 +11,8 @@ void BM_EventQueueScheduleAndRun(benchmark::State& state) {
   for (auto _ : state) {
     EventQueue q;
     uint64_t sum = 0;
-    for (int i = 0; i < 4096; ++i) q.At({static_cast<int64_t>(rng.Below(1 << 20))}, [&sum] { ++sum; });
+    for (int i = 0; i < 4096; ++i)
+      q.At({static_cast<int64_t>(rng.Below(1 << 20))}, [&sum] { ++sum; });
     q.Run();
     benchmark::DoNotOptimize(sum);
   }

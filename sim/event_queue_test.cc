@@ -42,7 +42,9 @@ TEST(EventQueue, IdenticalInputsGiveIdenticalLogs) {
   auto run = [] {
     EventQueue q;
     q.EnableLog();
-    for (int i = 0; i < 50; ++i) q.At({(i * 7919) % 101}, [] {}, i % 2 ? "io" : "compute");
+    for (int i = 0; i < 50; ++i)
+      q.At(
+          {(i * 7919) % 101}, [] {}, i % 2 ? "io" : "compute");
     q.Run();
     return q.log();
   };

@@ -31,7 +31,8 @@ std::vector<FlashPoint> FlashCurve::Select(const FlashRequestShape& shape) const
   if (shape.sequential) return same;
   // Nearest measured address range (in log scale).
   double best = std::numeric_limits<double>::max();
-  for (const FlashPoint& p : same) best = std::min(best, LogDistance(p.range_bytes, shape.range_bytes));
+  for (const FlashPoint& p : same)
+    best = std::min(best, LogDistance(p.range_bytes, shape.range_bytes));
   std::vector<FlashPoint> out;
   for (const FlashPoint& p : same) {
     if (LogDistance(p.range_bytes, shape.range_bytes) == best) out.push_back(p);
@@ -91,9 +92,8 @@ double FlashCurve::Throughput(const FlashRequestShape& shape) const {
     }
   }
   // Unclassed points stand for the first (fastest) class; scale for the issuer.
-  bool classed = std::any_of(pts.begin(), pts.end(), [&](const FlashPoint& p) {
-    return !p.core_class.empty();
-  });
+  bool classed = std::any_of(pts.begin(), pts.end(),
+                             [&](const FlashPoint& p) { return !p.core_class.empty(); });
   if (!classed && !cores_.empty() && !shape.core_class.empty()) {
     for (const CoreClassSpec& c : cores_) {
       if (c.name == shape.core_class) tp *= c.io_issue_factor / cores_.front().io_issue_factor;

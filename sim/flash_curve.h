@@ -14,10 +14,10 @@ namespace sparseflash {
 
 struct FlashRequestShape {
   int64_t request_bytes = 4096;
-  int queue_depth = 1;        // reads in flight
+  int queue_depth = 1;  // reads in flight
   bool sequential = false;
-  int64_t range_bytes = 0;    // address range of random reads; 0 = large
-  std::string core_class;     // issuing core class; "" = the profile's first class
+  int64_t range_bytes = 0;  // address range of random reads; 0 = large
+  std::string core_class;   // issuing core class; "" = the profile's first class
 };
 
 class FlashCurve {

@@ -7,8 +7,7 @@
 namespace sparseflash {
 
 absl::StatusOr<std::unique_ptr<SimComputeBackend>> SimComputeBackend::Create(
-    EventQueue* queue, const DeviceProfile& profile, const ResourcePlan& plan,
-    Timeline* timeline) {
+    EventQueue* queue, const DeviceProfile& profile, const ResourcePlan& plan, Timeline* timeline) {
   auto backend =
       std::unique_ptr<SimComputeBackend>(new SimComputeBackend(queue, profile, timeline));
   // Free cores, fastest first; the I/O submitter keeps one core of its class.
@@ -107,8 +106,9 @@ void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTa
     const Nanos start = queue_->now();
     Worker* worker = &w;
     const bool npu = &pool == &npu_;
-    queue_->After(d, [this, worker, task, start, npu] { Finish(worker, task, start, npu); },
-                  ComputeKindName(task.kind));
+    queue_->After(
+        d, [this, worker, task, start, npu] { Finish(worker, task, start, npu); },
+        ComputeKindName(task.kind));
   }
 }
 

@@ -23,9 +23,10 @@ namespace sparseflash {
 
 class SimComputeBackend : public ComputeBackend {
  public:
-  static absl::StatusOr<std::unique_ptr<SimComputeBackend>> Create(
-      EventQueue* queue, const DeviceProfile& profile, const ResourcePlan& plan,
-      Timeline* timeline = nullptr);
+  static absl::StatusOr<std::unique_ptr<SimComputeBackend>> Create(EventQueue* queue,
+                                                                   const DeviceProfile& profile,
+                                                                   const ResourcePlan& plan,
+                                                                   Timeline* timeline = nullptr);
 
   void SetSink(CompletionSink* sink) override { sink_ = sink; }
   void Submit(const ComputeTask& task) override;

@@ -68,8 +68,8 @@ TEST_F(SimFlash, SmallReadsKeepTheSmallestSizesIops) {
 
 TEST(SimCompute, TasksQueueForWorkers) {
   EventQueue q;
-  auto backend = SimComputeBackend::Create(&q, ToyDevice(2), {.compute_threads = 1,
-                                                               .io_core_class = ""});
+  auto backend =
+      SimComputeBackend::Create(&q, ToyDevice(2), {.compute_threads = 1, .io_core_class = ""});
   ASSERT_TRUE(backend.ok()) << backend.status();
   Recorder r(&q);
   (*backend)->SetSink(&r);

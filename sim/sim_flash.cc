@@ -7,9 +7,12 @@ namespace sparseflash {
 
 SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
                                std::string core_class, Timeline* timeline, int issuers)
-    : queue_(queue), curve_(profile), command_queue_depth_(profile.flash.command_queue_depth),
+    : queue_(queue),
+      curve_(profile),
+      command_queue_depth_(profile.flash.command_queue_depth),
       issuer_factor_(1 - profile.flash.multi_issuer_penalty * (1 - 1.0 / std::max(1, issuers))),
-      core_class_(std::move(core_class)), timeline_(timeline) {
+      core_class_(std::move(core_class)),
+      timeline_(timeline) {
   if (core_class_.empty() && !profile.cores.empty()) core_class_ = profile.cores.front().name;
   if (timeline_) lane_ = timeline_->Lane("flash");
 }
@@ -41,8 +44,8 @@ void SimFlashDevice::Reschedule() {
     weight[i] = std::max(1.0, std::min<double>(reads_left, std::max(1, b.read.max_in_flight)));
     total_weight += weight[i];
   }
-  const int depth = static_cast<int>(
-      std::min<double>(total_weight, std::max(1, command_queue_depth_)));
+  const int depth =
+      static_cast<int>(std::min<double>(total_weight, std::max(1, command_queue_depth_)));
   double soonest = -1;
   for (size_t i = 0; i < active_.size(); ++i) {
     Batch& b = active_[i];
@@ -52,15 +55,18 @@ void SimFlashDevice::Reschedule() {
   }
   const uint64_t generation = generation_;
   const Nanos at = queue_->now() + Nanos{static_cast<int64_t>(std::ceil(soonest * 1e9))};
-  queue_->At(at, [this, generation] { OnEvent(generation); }, "flash");
+  queue_->At(
+      at, [this, generation] { OnEvent(generation); }, "flash");
 }
 
 double SimFlashDevice::Throughput(const FlashRead& read, int depth) {
   auto key = std::make_tuple(read.request_bytes, depth, read.sequential, read.range_bytes);
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
-  FlashRequestShape shape{.request_bytes = read.request_bytes, .queue_depth = depth,
-                          .sequential = read.sequential, .range_bytes = read.range_bytes,
+  FlashRequestShape shape{.request_bytes = read.request_bytes,
+                          .queue_depth = depth,
+                          .sequential = read.sequential,
+                          .range_bytes = read.range_bytes,
                           .core_class = core_class_};
   return memo_[key] = curve_.Throughput(shape) * issuer_factor_;
 }

@@ -47,21 +47,25 @@ void BM_Simulate(benchmark::State& state, const char* model_name, const char* st
     }
     benchmark::DoNotOptimize(r->record.tokens.size());
   }
-  state.counters["sim_tokens_per_s"] =
-      benchmark::Counter(static_cast<double>(tokens * state.iterations()),
-                         benchmark::Counter::kIsRate);
+  state.counters["sim_tokens_per_s"] = benchmark::Counter(
+      static_cast<double>(tokens * state.iterations()), benchmark::Counter::kIsRate);
 }
 
 BENCHMARK_CAPTURE(BM_Simulate, mixtral_powerinfer2, "turbosparse-mixtral-47b", "powerinfer2")
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 BENCHMARK_CAPTURE(BM_Simulate, mistral_powerinfer2, "turbosparse-mistral-7b", "powerinfer2")
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 BENCHMARK_CAPTURE(BM_Simulate, mistral_llmflash, "turbosparse-mistral-7b", "llmflash")
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 BENCHMARK_CAPTURE(BM_Simulate, mistral_llamacpp, "turbosparse-mistral-7b", "llamacpp")
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 BENCHMARK_CAPTURE(BM_Simulate, mistral_in_memory, "turbosparse-mistral-7b", "in_memory")
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 }  // namespace
 }  // namespace sparseflash

@@ -27,8 +27,9 @@ absl::Status Timeline::WriteChromeTrace(const std::string& path) const {
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
     for (size_t i = 0; i < lanes_.size(); ++i) {
-      out << (first ? "" : ",\n") << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":"
-          << i << ",\"args\":{\"name\":\"" << lanes_[i] << "\"}}";
+      out << (first ? "" : ",\n")
+          << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" << i
+          << ",\"args\":{\"name\":\"" << lanes_[i] << "\"}}";
       first = false;
     }
     char buf[256];
@@ -42,7 +43,8 @@ absl::Status Timeline::WriteChromeTrace(const std::string& path) const {
       first = false;
     }
     out << "\n]}\n";
-    if (!out.flush()) return absl::DataLossError(absl::StrCat("write to ", tmp, " failed (disk full?)"));
+    if (!out.flush())
+      return absl::DataLossError(absl::StrCat("write to ", tmp, " failed (disk full?)"));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));

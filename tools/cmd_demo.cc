@@ -85,8 +85,9 @@ int RunDemo(const DemoArgs& a) {
   absl::StatusOr<ModelSpec> model = LoadModel(a.model);
   if (!model.ok()) return ReportError(model.status());
   const std::string trace = (std::filesystem::path(a.out) / (a.model + ".trace")).string();
-  absl::Status s = WriteGeneratedTrace(*model, {.seed = 1, .tokens = a.tokens}, trace,
-                                       [&](uint64_t n) { Progress("generating trace", n, a.tokens); });
+  absl::Status s =
+      WriteGeneratedTrace(*model, {.seed = 1, .tokens = a.tokens}, trace,
+                          [&](uint64_t n) { Progress("generating trace", n, a.tokens); });
   if (!s.ok()) return ReportError(s);
   absl::StatusOr<TraceStats> stats = ComputeTraceStats(trace);
   if (!stats.ok()) return ReportError(stats.status());
@@ -101,8 +102,9 @@ int RunDemo(const DemoArgs& a) {
 void AddDemoCommand(CLI::App& app, Dispatch& dispatch) {
   auto args = std::make_shared<DemoArgs>();
   CLI::App* demo = app.add_subcommand(
-      "demo", "Run the built-in example: generate a calibrated trace, show its statistics and "
-              "simulate every strategy on a phone");
+      "demo",
+      "Run the built-in example: generate a calibrated trace, show its statistics and "
+      "simulate every strategy on a phone");
   demo->add_option("--out", args->out, "Output directory")->capture_default_str();
   demo->add_option("--model", args->model, "Catalog model")->capture_default_str();
   demo->add_option("--device", args->device, "Device profile")->capture_default_str();

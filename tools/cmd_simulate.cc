@@ -30,8 +30,8 @@ void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSu
                FormatBytes(r.memory.cache_bytes));
   absl::PrintF("  decode            %.2f tokens/s\n", s.decode_tokens_per_s);
   absl::PrintF("  time to first     %.1f ms\n", s.ttft_ms);
-  absl::PrintF("  latency p50/p90/p99  %.1f / %.1f / %.1f ms\n", s.latency_ms_p50,
-               s.latency_ms_p90, s.latency_ms_p99);
+  absl::PrintF("  latency p50/p90/p99  %.1f / %.1f / %.1f ms\n", s.latency_ms_p50, s.latency_ms_p90,
+               s.latency_ms_p99);
   absl::PrintF("  cache hit rate    %.2f %% (per-token miss rate p99 %.2f %%)\n", 100 * s.hit_rate,
                100 * s.miss_rate_p99);
   absl::PrintF("  flash per token   %s at %.0f MB/s; device busy %.1f ms/token\n",
@@ -72,7 +72,8 @@ int RunSimulate(const SimulateArgs& a) {
   c.seed = a.seed;
   Timeline timeline;
   if (!a.chrome_trace.empty()) c.timeline = &timeline;
-  if (!a.json) c.progress = [](uint64_t done, uint64_t total) { Progress("simulate", done, total); };
+  if (!a.json)
+    c.progress = [](uint64_t done, uint64_t total) { Progress("simulate", done, total); };
   absl::StatusOr<SimulationResult> r = Simulate(c);
   if (!r.ok()) return ReportError(r.status());
   RunSummary s = Summarize(r->record);
@@ -136,8 +137,8 @@ void AddSimulateCommand(CLI::App& app, Dispatch& dispatch) {
   sim->callback([&dispatch, a] {
     dispatch.action = [a] {
       if (a->memory.empty() && a->ffn_resident < 0) {
-        return ReportError(absl::InvalidArgumentError(
-            "simulate needs --memory BYTES or --ffn-resident FRACTION"));
+        return ReportError(
+            absl::InvalidArgumentError("simulate needs --memory BYTES or --ffn-resident FRACTION"));
       }
       return RunSimulate(*a);
     };

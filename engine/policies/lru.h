@@ -62,7 +62,7 @@ class LruPolicy final : public EvictionPolicy {
   std::vector<uint64_t> pos_;  // absolute log position of each key's latest access
   std::vector<CacheKey> log_;  // accesses, oldest first, from head_
   size_t head_ = 0;
-  uint64_t base_ = 0;          // absolute position of log_[0]
+  uint64_t base_ = 0;  // absolute position of log_[0]
   size_t live_ = 0;
 };
 

@@ -12,14 +12,9 @@ struct Registration {
 };
 
 constexpr Registration kPolicies[] = {
-    {"lru", MakeLru},
-    {"fifo", MakeFifo},
-    {"lfu", MakeLfu},
-    {"s3fifo", MakeS3Fifo},
-    {"sieve", MakeSieve},
-    {"window", MakeSlidingWindow},
-    {"static", MakeStaticSet},
-    {"belady", MakeBelady},
+    {"lru", MakeLru},          {"fifo", MakeFifo},     {"lfu", MakeLfu},
+    {"s3fifo", MakeS3Fifo},    {"sieve", MakeSieve},   {"window", MakeSlidingWindow},
+    {"static", MakeStaticSet}, {"belady", MakeBelady},
 };
 
 }  // namespace

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <deque>
 #include <optional>
-
 #include <vector>
 
 #include "engine/policies/policies.h"
@@ -19,7 +18,8 @@ class S3Fifo : public EvictionPolicy {
   explicit S3Fifo(const PolicyOptions& o)
       : small_target_(std::max<int64_t>(1, o.capacity_entries * o.small_queue_share)),
         ghost_limit_(std::max<int64_t>(1, o.capacity_entries - small_target_)),
-        freq_(o.key_space, 0), ghost_count_(o.key_space, 0) {}
+        freq_(o.key_space, 0),
+        ghost_count_(o.key_space, 0) {}
 
   void OnHit(CacheKey key) override {
     uint8_t& f = freq_[key];

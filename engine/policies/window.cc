@@ -30,9 +30,7 @@ class SlidingWindow : public EvictionPolicy {
   // Preallocated rows (LLM in a Flash 3.3): when they are full, only neurons
   // the current token has not used may make room; otherwise the new one is
   // used once and not kept.
-  bool HasVictim() const override {
-    return !order_.empty() && last_token_[order_.back()] < token_;
-  }
+  bool HasVictim() const override { return !order_.empty() && last_token_[order_.back()] < token_; }
   void OnTokenEnd() override { ++token_; }
   bool Expire(CacheKey* key) override {
     if (order_.empty()) return false;

@@ -16,7 +16,10 @@ namespace {
 class InMemory : public Strategy {
  public:
   InMemory(const StrategyContext& ctx, int threads, bool sparse, MemoryPlan memory)
-      : ctx_(ctx), threads_(threads), sparse_(sparse), memory_(memory),
+      : ctx_(ctx),
+        threads_(threads),
+        sparse_(sparse),
+        memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)) {}
 
   ResourcePlan resources() const override {
@@ -30,22 +33,21 @@ class InMemory : public Strategy {
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
-    return PlanLayers(costs_, position, threads_, ComputeUnit::kCpu, plan,
-                      [&](int l, NodeId attention) {
-                        int64_t bytes = costs_.dense_ffn_bytes;
-                        NodeId after = attention;
-                        if (sparse_) {
-                          int64_t active = 0;
-                          for (const NeuronSet& s : token.layers[l].experts) {
-                            active += static_cast<int64_t>(s.active.size());
-                          }
-                          bytes = active * ctx_.bytes.bundle_bytes;
-                          after = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
-                                                 costs_.predictor_bytes, 0, threads_, {attention});
-                        }
-                        return plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, bytes, 0,
-                                              threads_, {after});
-                      });
+    return PlanLayers(
+        costs_, position, threads_, ComputeUnit::kCpu, plan, [&](int l, NodeId attention) {
+          int64_t bytes = costs_.dense_ffn_bytes;
+          NodeId after = attention;
+          if (sparse_) {
+            int64_t active = 0;
+            for (const NeuronSet& s : token.layers[l].experts) {
+              active += static_cast<int64_t>(s.active.size());
+            }
+            bytes = active * ctx_.bytes.bundle_bytes;
+            after = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
+                                   costs_.predictor_bytes, 0, threads_, {attention});
+          }
+          return plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, bytes, 0, threads_, {after});
+        });
   }
 
  private:
@@ -67,14 +69,14 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeInMemory(StrategyOptions& opt,
   const int64_t needed = b.model_bytes() + b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes +
                          (sparse ? b.predictor_bytes : 0);
   if (ctx.ffn_resident >= 0 && ctx.ffn_resident < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "in_memory keeps every weight resident; --ffn-resident ", ctx.ffn_resident,
-        " is below 1 (use --ffn-resident 1 or --memory)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("in_memory keeps every weight resident; --ffn-resident ", ctx.ffn_resident,
+                     " is below 1 (use --ffn-resident 1 or --memory)"));
   }
   if (ctx.memory_bytes >= 0 && ctx.memory_bytes < needed) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "in_memory is infeasible: memory budget ", FormatBytes(ctx.memory_bytes),
-        " is below the model, KV cache and buffers, ", FormatBytes(needed)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("in_memory is infeasible: memory budget ", FormatBytes(ctx.memory_bytes),
+                     " is below the model, KV cache and buffers, ", FormatBytes(needed)));
   }
   return std::unique_ptr<Strategy>(new InMemory(ctx, threads, sparse, {needed, 0}));
 }

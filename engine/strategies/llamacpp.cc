@@ -19,14 +19,20 @@ class LlamaCpp : public Strategy {
  public:
   LlamaCpp(const StrategyContext& ctx, int threads, int64_t window,
            std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
-      : ctx_(ctx), threads_(threads), window_(window), cache_(std::move(cache)), memory_(memory),
+      : ctx_(ctx),
+        threads_(threads),
+        window_(window),
+        cache_(std::move(cache)),
+        memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)) {
     expert_bytes_ = costs_.layer_ffn_bytes / ctx.model.experts;
     layer_stride_ = costs_.attention_bytes + costs_.layer_ffn_bytes;
   }
 
   ResourcePlan resources() const override {
-    return {.compute_threads = threads_, .io_core_class = "", .io_issuers = threads_,
+    return {.compute_threads = threads_,
+            .io_core_class = "",
+            .io_issuers = threads_,
             .uses_npu = false};  // faulting threads read for themselves
   }
   MemoryPlan memory() const override { return memory_; }
@@ -85,12 +91,14 @@ class LlamaCpp : public Strategy {
       }
       NodeId read = after;
       if (misses > 0) {
-        FlashRead r{.request_bytes = window_, .count = static_cast<int32_t>(misses),
-                    .max_in_flight = 1, .range_bytes = FileBytes()};
+        FlashRead r{.request_bytes = window_,
+                    .count = static_cast<int32_t>(misses),
+                    .max_in_flight = 1,
+                    .range_bytes = FileBytes()};
         read = plan->Read(r, {after});
       }
-      ComputeTask compute{.kind = kind, .unit = ComputeUnit::kCpu,
-                          .bytes = n == 0 ? 0 : bytes * (end - begin) / n};
+      ComputeTask compute{
+          .kind = kind, .unit = ComputeUnit::kCpu, .bytes = n == 0 ? 0 : bytes * (end - begin) / n};
       ends.push_back(plan->Compute(compute, {read}));
     }
     NodeId done = plan->Join(ends);

@@ -4,10 +4,10 @@
 // read, as row-column bundles, by 32 parallel readers; compute after the reads
 // (no pipeline); DRAM preallocated per layer (section 2.7) in proportion to
 // the layer's share of predicted neurons in the offline profile, so each
-// layer's window competes only with itself; memory management (deleting rows by moving the last row in,
-// appending new rows) charged at the device's DRAM rewrite rate. With
-// predictor=false it is the paper's naive (hybrid_share=0) or hybrid baseline:
-// the non-resident part of every layer read sequentially for every token.
+// layer's window competes only with itself; memory management (deleting rows by moving the last row
+// in, appending new rows) charged at the device's DRAM rewrite rate. With predictor=false it is the
+// paper's naive (hybrid_share=0) or hybrid baseline: the non-resident part of every layer read
+// sequentially for every token.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -35,14 +35,20 @@ class LlmFlash : public Strategy {
  public:
   LlmFlash(const StrategyContext& ctx, const Settings& s, NeuronReads reads,
            std::vector<std::unique_ptr<NeuronCache>> caches, MemoryPlan memory)
-      : ctx_(ctx), s_(s), reads_(reads), caches_(std::move(caches)), memory_(memory),
+      : ctx_(ctx),
+        s_(s),
+        reads_(reads),
+        caches_(std::move(caches)),
+        memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)),
         predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
                    ctx.model.d_ffn) {}
 
   ResourcePlan resources() const override {
-    return {.compute_threads = s_.threads, .io_core_class = "",
-            .io_issuers = std::min(s_.io_threads, ctx_.cpu_cores), .uses_npu = false};
+    return {.compute_threads = s_.threads,
+            .io_core_class = "",
+            .io_issuers = std::min(s_.io_threads, ctx_.cpu_cores),
+            .uses_npu = false};
   }
   MemoryPlan memory() const override { return memory_; }
   CacheCounters counters() const override {
@@ -58,16 +64,15 @@ class LlmFlash : public Strategy {
     const double resident =
         std::min(1.0, double(memory_.cache_bytes) / double(ctx_.bytes.ffn_bytes));
     return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, s_.threads,
-                            static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes),
-                            1 << 20, plan);
+                            static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes), 1 << 20,
+                            plan);
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
     if (!s_.predictor_on) return PlanStreaming(position, plan);
-    return PlanLayers(costs_, position, s_.threads, ComputeUnit::kCpu, plan,
-                      [&](int l, NodeId attention) {
-                        return PlanFfn(token.layers[l], attention, plan);
-                      });
+    return PlanLayers(
+        costs_, position, s_.threads, ComputeUnit::kCpu, plan,
+        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); });
   }
 
   void EndToken() override {
@@ -89,8 +94,8 @@ class LlmFlash : public Strategy {
                             s_.threads, {attention});
     }
     NodeId head = StreamRead(static_cast<int64_t>(missing * costs_.head_bytes), prev, plan);
-    return plan->Parallel(ComputeKind::kOther, ComputeUnit::kCpu, costs_.head_bytes, 0,
-                          s_.threads, {head});
+    return plan->Parallel(ComputeKind::kOther, ComputeUnit::kCpu, costs_.head_bytes, 0, s_.threads,
+                          {head});
   }
 
   NodeId StreamRead(int64_t bytes, NodeId after, WorkPlan* plan) {
@@ -98,7 +103,8 @@ class LlmFlash : public Strategy {
     const int64_t request = 1 << 20;
     FlashRead r{.request_bytes = request,
                 .count = static_cast<int32_t>((bytes + request - 1) / request),
-                .max_in_flight = s_.io_threads, .sequential = true};
+                .max_in_flight = s_.io_threads,
+                .sequential = true};
     return plan->Read(r, {after});
   }
 
@@ -123,9 +129,7 @@ class LlmFlash : public Strategy {
       const uint32_t base = set.expert * m.d_ffn;  // keys are per layer
       FfnCounts counts = ClassifyNeurons(
           predictor_.Predict(slot, set), set, base, reads_.second_conditional,
-          [&](CacheKey k) {
-            return cache.Lookup(k) ? Residency::kResident : Residency::kMissing;
-          },
+          [&](CacheKey k) { return cache.Lookup(k) ? Residency::kResident : Residency::kMissing; },
           [&](CacheKey k) {
             cache.Insert(k, ctx_.bytes.bundle_bytes);
             ++fetched;
@@ -138,7 +142,8 @@ class LlmFlash : public Strategy {
     if (!s_.memory_management || fetched == 0) return end;
     // Rows rewritten: as many deleted (last row moved in) as appended, charged
     // per row at the DRAM rewrite rate (techniques.md 2.7).
-    ComputeTask manage{.kind = ComputeKind::kMemoryManagement, .unit = ComputeUnit::kCpu,
+    ComputeTask manage{.kind = ComputeKind::kMemoryManagement,
+                       .unit = ComputeUnit::kCpu,
                        .bytes = fetched * ctx_.bytes.bundle_bytes};
     return plan->Compute(manage, {end});
   }
@@ -176,9 +181,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   Settings s;
   s.threads = ReadThreads(opt, ctx, std::min(8, ctx.cpu_cores));
   s.predictor_on = opt.Bool("predictor", true);
-  s.window = opt.Int("window", 4);                 // [LF] k = 4 (OPT, Falcon)
+  s.window = opt.Int("window", 4);                   // [LF] k = 4 (OPT, Falcon)
   const bool bundling = opt.Bool("bundling", true);  // [LF] row-column bundling
-  s.io_threads = opt.Int("io_threads", 32);        // [LF]
+  s.io_threads = opt.Int("io_threads", 32);          // [LF]
   s.memory_management = opt.Bool("memory_management", true);
   s.hybrid_share = opt.Double("hybrid_share", 0.5);  // [LF] naive = 0, hybrid = 0.5
   s.predictor = ReadPredictorOptions(opt, ctx);
@@ -194,9 +199,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
     return std::unique_ptr<Strategy>(new LlmFlash(ctx, s, *reads, {}, memory));
   }
   const int64_t resident = b.resident_bytes(ctx.context_tokens());
-  absl::StatusOr<int64_t> budget = CacheBudget(
-      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-      "embeddings, attention, KV cache, predictors and runtime buffers");
+  absl::StatusOr<int64_t> budget =
+      CacheBudget(ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+                  "embeddings, attention, KV cache, predictors and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronCacheOptions co;
   co.key_space = static_cast<uint32_t>(m.neurons_per_layer());
@@ -206,8 +211,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   co.window_tokens = s.window;
   co.oracle = ctx.oracle;
   if (co.oracle != nullptr) {
-    return absl::InvalidArgumentError("llmflash keeps one cache per layer; policy belady is "
-                                      "available for powerinfer2 and llamacpp");
+    return absl::InvalidArgumentError(
+        "llmflash keeps one cache per layer; policy belady is "
+        "available for powerinfer2 and llamacpp");
   }
   std::vector<double> share = LayerShares(*ctx.profile, m);
   std::vector<std::unique_ptr<NeuronCache>> caches;
@@ -219,8 +225,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
     if (!cache.ok()) return cache.status();
     caches.push_back(*std::move(cache));
   }
-  return std::unique_ptr<Strategy>(new LlmFlash(
-      ctx, s, *reads, std::move(caches), {resident, allocated}));
+  return std::unique_ptr<Strategy>(
+      new LlmFlash(ctx, s, *reads, std::move(caches), {resident, allocated}));
 }
 
 }  // namespace sparseflash

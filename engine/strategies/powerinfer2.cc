@@ -32,7 +32,11 @@ class PowerInfer2 : public Strategy {
  public:
   PowerInfer2(const StrategyContext& ctx, const Settings& s, NeuronReads reads,
               std::unique_ptr<SegmentedCache> cache, int64_t resident)
-      : ctx_(ctx), s_(s), reads_(reads), cache_(std::move(cache)), resident_(resident),
+      : ctx_(ctx),
+        s_(s),
+        reads_(reads),
+        cache_(std::move(cache)),
+        resident_(resident),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)),
         indexer_(ctx.model.layers, ctx.model.experts, ctx.model.d_ffn),
         predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
@@ -46,10 +50,14 @@ class PowerInfer2 : public Strategy {
   ResourcePlan resources() const override {
     // Without the pipeline there is no I/O thread: compute threads read for themselves.
     if (s_.pipeline == PipelineMode::kNone) {
-      return {.compute_threads = s_.threads, .io_core_class = "", .io_issuers = s_.threads,
+      return {.compute_threads = s_.threads,
+              .io_core_class = "",
+              .io_issuers = s_.threads,
               .uses_npu = s_.npu};
     }
-    return {.compute_threads = s_.threads, .io_core_class = "big", .io_issuers = 1,
+    return {.compute_threads = s_.threads,
+            .io_core_class = "big",
+            .io_issuers = 1,
             .uses_npu = s_.npu};  // one I/O thread on a big core [v3]
   }
   MemoryPlan memory() const override { return {resident_, s_.cache.capacity_bytes}; }
@@ -64,10 +72,9 @@ class PowerInfer2 : public Strategy {
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
-    return PlanLayers(costs_, position, s_.threads, ComputeUnit::kCpu, plan,
-                      [&](int l, NodeId attention) {
-                        return PlanFfn(token.layers[l], attention, plan);
-                      });
+    return PlanLayers(
+        costs_, position, s_.threads, ComputeUnit::kCpu, plan,
+        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); });
   }
 
   void EndToken() override { cache_->OnTokenEnd(); }
@@ -94,11 +101,12 @@ class PowerInfer2 : public Strategy {
       const std::vector<uint32_t>& predicted_ids = predictor_.Predict(slot, set);
       FfnCounts counts = ClassifyNeurons(
           predicted_ids, set, base, reads_.second_conditional,
-          [&](CacheKey k) { return Lookup(k); },
-          [&](CacheKey k) { cache_->Fetched(k); }, [&](CacheKey k) { cache_->Prefetch(k); });
+          [&](CacheKey k) { return Lookup(k); }, [&](CacheKey k) { cache_->Fetched(k); },
+          [&](CacheKey k) { cache_->Prefetch(k); });
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
       if (s_.npu && hot_per_slot_[slot] > 0) {
-        ComputeTask dense{.kind = ComputeKind::kFfn, .unit = ComputeUnit::kNpu,
+        ComputeTask dense{.kind = ComputeKind::kFfn,
+                          .unit = ComputeUnit::kNpu,
                           .bytes = hot_per_slot_[slot] * ctx_.bytes.bundle_bytes};
         ends.push_back(plan->Compute(dense, {predicted}));
       }
@@ -157,9 +165,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
   if (!reads.ok()) return reads.status();
   const int64_t resident = b.resident_bytes(ctx.context_tokens());
-  absl::StatusOr<int64_t> budget = CacheBudget(
-      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-      "non-FFN weights, KV cache, predictors, scales and runtime buffers");
+  absl::StatusOr<int64_t> budget =
+      CacheBudget(ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+                  "non-FFN weights, KV cache, predictors, scales and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronIndexer indexer(m.layers, m.experts, m.d_ffn);
   s.cache.key_space = indexer.key_space();
@@ -169,8 +177,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   absl::StatusOr<std::unique_ptr<SegmentedCache>> cache =
       SegmentedCache::Create(s.cache, ctx.profile->Ranked());
   if (!cache.ok()) return cache.status();
-  return std::unique_ptr<Strategy>(
-      new PowerInfer2(ctx, s, *reads, *std::move(cache), resident));
+  return std::unique_ptr<Strategy>(new PowerInfer2(ctx, s, *reads, *std::move(cache), resident));
 }
 
 }  // namespace sparseflash

@@ -47,8 +47,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(const std::string& name,
   for (const Registration& r : kStrategies) {
     if (name == r.name) return r.make(options, context);
   }
-  return absl::NotFoundError(absl::StrCat("unknown strategy '", name, "'; known strategies: ",
-                                          absl::StrJoin(StrategyNames(), ", ")));
+  return absl::NotFoundError(absl::StrCat(
+      "unknown strategy '", name, "'; known strategies: ", absl::StrJoin(StrategyNames(), ", ")));
 }
 
 }  // namespace sparseflash
