@@ -142,19 +142,27 @@ void Engine::Complete(NodeId first) {
   completions_.push_back(first);
   if (draining_) return;
   draining_ = true;
-  std::vector<WorkNode>& nodes = plan_.nodes();
   while (!completions_.empty() && !finished_) {
     NodeId id = completions_.back();
     completions_.pop_back();
-    WorkNode& node = nodes[id];
-    node.end = env_.clock->Now();
-    node.done = true;
+    {
+      WorkNode& node = plan_.nodes()[id];
+      node.end = env_.clock->Now();
+      node.done = true;
+    }
     ++completed_;
-    if (observer_) observer_(step_, id, node);
-    for (NodeId s : node.successors) {
+    if (observer_) observer_(step_, id, plan_.nodes()[id]);
+    const size_t before = plan_.size();
+    strategy_->OnNodeDone(id, &plan_);
+    std::vector<WorkNode>& nodes = plan_.nodes();
+    const absl::InlinedVector<NodeId, 2> successors = nodes[id].successors;
+    for (NodeId s : successors) {
       if (--nodes[s].pending == 0) MakeReady(s, id);
     }
-    if (completed_ == nodes.size()) {
+    for (size_t n = before; n < plan_.size(); ++n) {
+      if (plan_.nodes()[n].pending == 0) MakeReady(static_cast<NodeId>(n), id);
+    }
+    if (completed_ == plan_.size()) {
       FinishStep();
       break;
     }

@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
 
 #include "common/time.h"
 
@@ -20,6 +23,13 @@ class Clock {
 // `count` reads of `request_bytes` each, issued together. At most `max_in_flight`
 // of them are outstanding at once (1 for a thread blocked on a page fault, the
 // submitter's depth for asynchronous I/O).
+// Where a real device puts a batch: one file offset per read, read i landing at
+// buffer + i * request_bytes (aligned for O_DIRECT). The simulator ignores it.
+struct ReadTarget {
+  std::vector<int64_t> offsets;
+  uint8_t* buffer = nullptr;
+};
+
 struct FlashRead {
   uint64_t tag = 0;
   int64_t request_bytes = 0;
@@ -27,6 +37,7 @@ struct FlashRead {
   int32_t max_in_flight = 1;
   bool sequential = false;
   int64_t range_bytes = 0;  // address range the reads fall in; 0 = large
+  std::shared_ptr<const ReadTarget> target;  // real devices only
 };
 
 enum class ComputeKind : uint8_t {
@@ -49,6 +60,8 @@ struct ComputeTask {
   ComputeUnit unit = ComputeUnit::kCpu;
   int64_t bytes = 0;
   double ops = 0;
+  // The real work (real backends run it on a worker; the simulator charges time).
+  std::shared_ptr<const std::function<void()>> work;
 };
 
 class CompletionSink {

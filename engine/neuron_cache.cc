@@ -72,6 +72,7 @@ void NeuronCache::Drop(CacheKey key) {
   sizes_[key] = 0;
   Mark(key, false);
   --entries_;
+  if (drop_listener_) drop_listener_(key);
 }
 
 void NeuronCache::Admit(CacheKey key, int64_t bytes) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -82,6 +83,11 @@ class NeuronCache {
   bool Contains(CacheKey key) const { return (present_[key >> 6] >> (key & 63)) & 1; }
   // Ages the policy and drops keys it expires (sliding window).
   void OnTokenEnd();
+  // Called with every key that leaves (evicted or expired), e.g. to free the
+  // memory holding its bytes.
+  void set_drop_listener(std::function<void(CacheKey)> listener) {
+    drop_listener_ = std::move(listener);
+  }
 
   int64_t used_bytes() const { return used_; }
   int64_t capacity_bytes() const { return options_.capacity_bytes; }
@@ -97,6 +103,7 @@ class NeuronCache {
   NeuronCacheOptions options_;
   std::unique_ptr<EvictionPolicy> policy_;
   LruPolicy* lru_ = nullptr;  // policy_ when it is LRU
+  std::function<void(CacheKey)> drop_listener_;
   std::unique_ptr<AdmissionPolicy> admission_;
   void Mark(CacheKey key, bool on) {
     if (on) {

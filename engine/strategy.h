@@ -72,6 +72,10 @@ class Strategy {
   // Work of one decode step at KV position `position`; returns its last node.
   virtual NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) = 0;
   virtual void EndToken() {}
+  // Called when node `id` of the running plan finishes, before its successors
+  // are released: a strategy whose work depends on computed values (the real
+  // model's gate decides which neurons to read) adds nodes and edges here.
+  virtual void OnNodeDone(NodeId id, WorkPlan* plan) {}
   // Neuron-cache (or page-cache) hits and accesses so far.
   virtual CacheCounters counters() const = 0;
 };

@@ -12,7 +12,7 @@ NodeId WorkPlan::Add(WorkNode node, std::initializer_list<NodeId> deps) {
 }
 
 void WorkPlan::Depend(NodeId to, NodeId from) {
-  if (from == kNoNode || to == kNoNode) return;
+  if (from == kNoNode || to == kNoNode || nodes_[from].done) return;
   nodes_[from].successors.push_back(to);
   ++nodes_[to].pending;
 }

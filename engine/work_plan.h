@@ -40,8 +40,9 @@ class WorkPlan {
   NodeId Compute(const ComputeTask& task, std::initializer_list<NodeId> deps = {});
   NodeId Join(std::initializer_list<NodeId> deps = {});
   NodeId Join(const std::vector<NodeId>& deps);
-  // Adds an edge `from` -> `to` (kNoNode is ignored). A node without
-  // dependencies is ready when the plan starts.
+  // Adds an edge `from` -> `to` (kNoNode and finished nodes are ignored). A node
+  // without dependencies is ready when the plan starts (or, when added while the
+  // plan runs, at once).
   void Depend(NodeId to, NodeId from);
   // `bytes` of one kind of work split evenly over `parts` parallel tasks; returns
   // the join of them (which also follows `deps`, so it is valid with no work).

@@ -125,6 +125,7 @@ absl::StatusOr<TinyModel> TinyModel::Load(const std::string& path) {
         absl::StrCat(path, ": header.version is ", version, ", only version 2 is supported"));
   }
   TinyModel m;
+  m.file_bytes_ = static_cast<int64_t>(data.size());
   TinyConfig& c = m.c_;
   c = {shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], shape[6], shared == 1, group};
   const char* names[] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size",

@@ -35,6 +35,7 @@ class TinyModel {
   static absl::StatusOr<TinyModel> Load(const std::string& path);
 
   const TinyConfig& config() const { return c_; }
+  int64_t file_bytes() const { return file_bytes_; }
   // The flash bundle of FFN neuron `i` of `layer`: up row i (W3) and down column
   // i (W2) with their scales, kNeuronBundleBytes long.
   void WriteBundle(int layer, int neuron, uint8_t* out) const;
@@ -47,6 +48,7 @@ class TinyModel {
 
  private:
   TinyConfig c_;
+  int64_t file_bytes_ = 0;
 };
 
 // Activations quantized per group of `group` values (the model's scheme).

@@ -1,0 +1,113 @@
+// The real world behind the engine's Env: a monotonic clock, flash devices that
+// read a file with O_DIRECT (io_uring with one submitter thread, or a pread
+// thread pool where io_uring cannot be set up), a fault-injecting wrapper for
+// tests, and a thread-pool compute backend that runs each task's work. Devices
+// and workers post completions to a CompletionQueue; RunOnThisThread() drives
+// the engine from it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/engine.h"
+#include "engine/env.h"
+#include "engine/real/completion_queue.h"
+
+namespace sparseflash {
+
+class RealClock : public Clock {
+ public:
+  RealClock();
+  Nanos Now() const override;
+
+ private:
+  int64_t start_ns_;
+};
+
+// Bytes and busy time shared by the real devices (updated from their threads).
+class DeviceCounters {
+ public:
+  void Begin(int64_t now_ns);  // a read starts
+  void End(int64_t now_ns, int64_t bytes);
+  int64_t bytes() const { return bytes_.load(); }
+  Nanos busy() const;
+
+ private:
+  mutable std::mutex mu_;
+  int in_flight_ = 0;
+  int64_t since_ns_ = 0;
+  int64_t busy_ns_ = 0;
+  std::atomic<int64_t> bytes_{0};
+};
+
+struct FlashOpenOptions {
+  std::string path;
+  bool direct = true;        // O_DIRECT; false only where the file system refuses it
+  int queue_depth = 32;      // io_uring entries / pread threads
+  std::string io = "auto";   // "uring", "pread" or "auto" (uring, else pread with a notice)
+};
+
+// Opens the weight file and the device; `notice` gets one line when a fallback
+// was taken (no O_DIRECT, no io_uring).
+absl::StatusOr<std::unique_ptr<FlashDevice>> OpenFlashDevice(const FlashOpenOptions& options,
+                                                             CompletionQueue* queue,
+                                                             std::string* notice);
+
+// Fails the `fail_nth` read (1-based) with an I/O error; passes the rest through.
+class FaultInjectingFlashDevice : public FlashDevice, public CompletionSink {
+ public:
+  FaultInjectingFlashDevice(std::unique_ptr<FlashDevice> inner, int fail_nth)
+      : inner_(std::move(inner)), fail_nth_(fail_nth) {}
+  void SetSink(CompletionSink* sink) override {
+    sink_ = sink;
+    inner_->SetSink(this);
+  }
+  void Submit(const FlashRead& read) override { inner_->Submit(read); }
+  int64_t bytes_read() const override { return inner_->bytes_read(); }
+  Nanos busy_time() const override { return inner_->busy_time(); }
+  void OnReadDone(uint64_t tag, bool ok) override {
+    sink_->OnReadDone(tag, ok && ++seen_ != fail_nth_);
+  }
+  void OnComputeDone(uint64_t tag) override {}
+
+ private:
+  std::unique_ptr<FlashDevice> inner_;
+  CompletionSink* sink_ = nullptr;
+  int fail_nth_;
+  int seen_ = 0;
+};
+
+// N worker threads running each task's work.
+class ThreadPoolCompute : public ComputeBackend {
+ public:
+  ThreadPoolCompute(int threads, CompletionQueue* queue);
+  ~ThreadPoolCompute() override;
+  void SetSink(CompletionSink* sink) override { sink_ = sink; }
+  void Submit(const ComputeTask& task) override;
+  int cpu_workers() const override { return static_cast<int>(workers_.size()); }
+  bool has_npu() const override { return false; }
+
+ private:
+  void Loop();
+
+  CompletionQueue* queue_;
+  CompletionSink* sink_ = nullptr;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<ComputeTask> tasks_;
+  bool stop_ = false;
+  std::vector<std::thread> workers_;
+};
+
+// Starts the engine and runs completions on this thread until it finishes.
+absl::Status RunOnThisThread(Engine& engine, CompletionQueue& queue);
+
+// Bytes this process has read from storage (/proc/self/io read_bytes), or -1.
+int64_t ProcessStorageReadBytes();
+
+}  // namespace sparseflash
