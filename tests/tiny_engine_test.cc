@@ -5,7 +5,10 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_split.h"
 #include "engine/real/tiny_generate.h"
+#include "engine/real/tiny_record.h"
+#include "traces/trace_reader.h"
 #include "gtest/gtest.h"
 #include "tests/shared_data.h"
 
@@ -112,6 +115,45 @@ TEST(TinyEngine, BudgetBelowTheResidentSetNamesBothSizes) {
   absl::StatusOr<TinyGenerateResult> r = GenerateTiny(Tiny().model, Tiny().tokenizer, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("resident set"), std::string::npos) << r.status();
+}
+
+// trace record: the recorded trace holds the golden active sets.
+TEST(TinyEngine, RecordedTraceReproducesTheGoldenActivations) {
+  TinyGenerateOptions o = Options("powerinfer2", 0.3);
+  o.prompt = "Once upon a time, there was a big dog";
+  absl::StatusOr<TinyGenerateResult> r = GenerateTiny(Tiny().model, Tiny().tokenizer, o);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const std::string path = ::testing::TempDir() + "/recorded.trace";
+  ASSERT_TRUE(WriteTinyTrace(Tiny().model, *r, o.prompt, path, /*overwrite=*/true).ok());
+  EXPECT_FALSE(WriteTinyTrace(Tiny().model, *r, o.prompt, path, /*overwrite=*/false).ok());
+  std::ifstream golden(SharedData("tinystories-relu-260k/golden/greedy_prompt_big_dog.trace.txt"));
+  std::vector<std::vector<std::vector<uint32_t>>> want;
+  std::string line;
+  while (std::getline(golden, line)) {
+    std::vector<std::string> f = absl::StrSplit(line, ' ', absl::SkipEmpty());
+    if (f.empty() || f[0] != "A") continue;
+    const size_t pos = std::stoul(f[1]);
+    if (want.size() <= pos) want.resize(pos + 1);
+    std::vector<uint32_t> ids;
+    for (size_t i = 3; i < f.size(); ++i) ids.push_back(std::stoul(f[i]));
+    want[pos].push_back(ids);
+  }
+  auto reader = TraceReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  size_t same = 0, total = 0, extra = 0;
+  TokenActivations t;
+  while (*(*reader)->Next(&t)) {
+    for (const LayerActivations& l : t.layers) {
+      const std::vector<uint32_t>& got = l.experts[0].active;
+      const std::vector<uint32_t>& exp = want.at(t.token).at(l.layer);
+      total += exp.size();
+      for (uint32_t id : exp) same += std::count(got.begin(), got.end(), id);
+      extra += got.size() - std::min(got.size(), exp.size());
+    }
+  }
+  EXPECT_EQ((*reader)->header().tokens, 64u);
+  EXPECT_GE(double(same) / total, 0.99);
+  EXPECT_LE(double(extra) / total, 0.01);
 }
 
 }  // namespace
