@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   sparseflash::cli::AddModelCommands(app, dispatch);
   sparseflash::cli::AddDeviceCommands(app, dispatch);
   sparseflash::cli::AddSimulateCommand(app, dispatch);
+  sparseflash::cli::AddWeightsCommands(app, dispatch);
   sparseflash::cli::AddGenerateCommands(app, *app.get_subcommand("trace"), dispatch);
   try {
     app.parse(argc, argv);

@@ -1,0 +1,143 @@
+#include "engine/weight_file.h"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "common/random.h"
+#include "common/units.h"
+
+namespace sparseflash {
+namespace {
+
+constexpr int64_t kHeaderBytes = 4096;
+constexpr char kMagic[] = "SFWEIGHT1";
+
+std::string HeaderText(const WeightFileInfo& w) {
+  return absl::StrCat(kMagic, "\nmodel ", w.model, "\nquantization ", w.quantization, "\nlayout ",
+                      w.layout, "\nneurons ", w.neurons, "\nneuron_stride ", w.neuron_stride,
+                      "\nffn_offset ", w.ffn_offset, "\nnon_ffn_offset ", w.non_ffn_offset,
+                      "\nnon_ffn_bytes ", w.non_ffn_bytes, "\nfile_bytes ", w.file_bytes, "\n");
+}
+
+}  // namespace
+
+WeightFileInfo PlanWeightFile(const ModelSpec& model, LayoutKind layout) {
+  const ModelBytes b = ComputeModelBytes(model);
+  WeightFileInfo w;
+  w.model = model.name;
+  w.quantization = model.quantization.Name();
+  w.layout = LayoutName(layout);
+  w.neurons = b.neurons;
+  w.neuron_stride = layout == LayoutKind::kMatrix
+                        ? model.ffn_matrices() * AlignUp(b.matrix_row_bytes, 4096)
+                        : AlignUp(b.bundle_flash_bytes, 4096);
+  w.ffn_offset = kHeaderBytes;
+  w.non_ffn_offset = w.ffn_offset + w.neurons * w.neuron_stride;
+  w.non_ffn_bytes = AlignUp(b.non_ffn_bytes() + b.ffn_scale_bytes, 4096);
+  w.file_bytes = w.non_ffn_offset + w.non_ffn_bytes;
+  return w;
+}
+
+absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const std::string& path,
+                             bool overwrite,
+                             const std::function<void(int64_t, int64_t)>& progress) {
+  if (!overwrite && std::filesystem::exists(path)) {
+    return absl::AlreadyExistsError(absl::StrCat(path, " exists; use --force to replace it"));
+  }
+  const WeightFileInfo w = PlanWeightFile(model, layout);
+  const std::string tmp = path + ".tmp";
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) return absl::UnavailableError(absl::StrCat(tmp, ": cannot create"));
+  auto fail = [&](const std::string& what) {
+    std::fclose(f);
+    std::remove(tmp.c_str());
+    return absl::DataLossError(absl::StrCat(tmp, ": ", what, " (disk full?); nothing written"));
+  };
+  std::vector<char> header(kHeaderBytes, 0);
+  const std::string text = HeaderText(w);
+  std::memcpy(header.data(), text.data(), std::min<size_t>(text.size(), kHeaderBytes));
+  if (std::fwrite(header.data(), 1, header.size(), f) != header.size()) return fail("header");
+  std::vector<uint64_t> chunk((4 << 20) / 8);
+  Random rng(MixSeed(1, w.neurons));
+  int64_t done = kHeaderBytes;
+  while (done < w.file_bytes) {
+    for (uint64_t& v : chunk) v = rng.Next();
+    const int64_t n = std::min<int64_t>(chunk.size() * 8, w.file_bytes - done);
+    if (std::fwrite(chunk.data(), 1, n, f) != static_cast<size_t>(n)) return fail("write");
+    done += n;
+    if (progress) progress(done, w.file_bytes);
+  }
+  if (std::fflush(f) != 0) return fail("flush");
+  if (std::fclose(f) != 0) {
+    std::remove(tmp.c_str());
+    return absl::DataLossError(absl::StrCat(tmp, ": close failed (disk full?)"));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
+                                                    const ModelSpec& model) {
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": cannot open weight file"));
+  std::vector<char> header(kHeaderBytes, 0);
+  const size_t got = std::fread(header.data(), 1, header.size(), f);
+  std::fclose(f);
+  const std::string text(header.data(), strnlen(header.data(), got));
+  std::vector<std::string> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
+  if (lines.empty() || lines[0] != kMagic) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a sparseflash weight file (header magic missing)"));
+  }
+  WeightFileInfo w;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<std::string> kv = absl::StrSplit(lines[i], absl::MaxSplits(' ', 1));
+    if (kv.size() != 2) continue;
+    int64_t* num = kv[0] == "neurons"          ? &w.neurons
+                   : kv[0] == "neuron_stride"  ? &w.neuron_stride
+                   : kv[0] == "ffn_offset"     ? &w.ffn_offset
+                   : kv[0] == "non_ffn_offset" ? &w.non_ffn_offset
+                   : kv[0] == "non_ffn_bytes"  ? &w.non_ffn_bytes
+                   : kv[0] == "file_bytes"     ? &w.file_bytes
+                                               : nullptr;
+    if (num != nullptr && !absl::SimpleAtoi(kv[1], num)) {
+      return absl::InvalidArgumentError(absl::StrCat(path, ": header field ", kv[0], " is bad"));
+    }
+    if (kv[0] == "model") w.model = kv[1];
+    if (kv[0] == "quantization") w.quantization = kv[1];
+    if (kv[0] == "layout") w.layout = kv[1];
+  }
+  absl::StatusOr<LayoutKind> layout = ParseLayout(w.layout);
+  if (!layout.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": header.layout: ",
+                                                                   layout.status().message()));
+  const WeightFileInfo want = PlanWeightFile(model, *layout);
+  if (w.model != want.model || w.quantization != want.quantization) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": header.model is ", w.model, " (",
+                                                   w.quantization, "), not ", want.model, " (",
+                                                   want.quantization, ")"));
+  }
+  if (w.neurons != want.neurons || w.neuron_stride != want.neuron_stride ||
+      w.file_bytes != want.file_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": header sizes do not match ", model.name, " (neurons ", w.neurons,
+                     " vs ", want.neurons, ", stride ", w.neuron_stride, " vs ",
+                     want.neuron_stride, ")"));
+  }
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec || static_cast<int64_t>(size) != w.file_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": file is ", ec ? 0 : size,
+                                                   " bytes; its header says ", w.file_bytes,
+                                                   " (truncated or damaged)"));
+  }
+  return w;
+}
+
+}  // namespace sparseflash
