@@ -1,0 +1,36 @@
+// The real sparse FFN kernel: for a list of active neurons, each a bundle in
+// DRAM (gate row, up row, down column, each as int4 or int8 weights followed by
+// FP16 group scales), computes h = relu(gate . x) * (up . x) (relu(up . x) for
+// up/down FFNs) and accumulates out += h * down. Written once with Google
+// Highway and dispatched at run time to the best SIMD target (SSE4, AVX2,
+// AVX-512, NEON, SVE). A plain scalar version is the reference for tests.
+#pragma once
+
+#include <cstdint>
+
+namespace sparseflash {
+
+struct FfnKernelShape {
+  int d_model = 0;
+  int group = 32;     // weights per FP16 scale; a multiple of 16 (8 lanes x 2 nibbles)
+  int bits = 4;       // 4 or 8
+  bool gated = true;  // gate + up + down, or up + down
+
+  int64_t row_bytes() const { return int64_t{d_model} * bits / 8 + int64_t{d_model} / group * 2; }
+  int64_t bundle_bytes() const { return row_bytes() * (gated ? 3 : 2); }
+};
+
+// out[d_model] += sum over the `count` bundles of h(bundle) * down(bundle).
+void SparseFfn(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
+               const float* x, float* out);
+void SparseFfnScalar(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
+                     const float* x, float* out);
+
+// Name of the SIMD target the dispatcher picked.
+const char* SparseFfnTarget();
+
+// IEEE half to float.
+float HalfToFloat(uint16_t h);
+uint16_t FloatToHalf(float f);
+
+}  // namespace sparseflash
