@@ -4,6 +4,9 @@
 #include "absl/strings/str_format.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
+#include "engine/real/calibrate.h"
+#include <fstream>
+#include <filesystem>
 #include "tools/cli.h"
 
 namespace sparseflash::cli {
@@ -26,6 +29,26 @@ int RunShow(const std::string& name) {
   return 0;
 }
 
+int RunCalibrate(const std::string& scratch, const std::string& out, bool quick, bool force) {
+  if (!force && std::filesystem::exists(out)) {
+    return ReportError(absl::AlreadyExistsError(out + " exists; use --force to replace it"));
+  }
+  CalibrateOptions o{.scratch_dir = scratch, .quick = quick,
+                     .progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }};
+  absl::StatusOr<DeviceProfile> d = CalibrateHost(o);
+  if (!d.ok()) return ReportError(d.status());
+  const std::string tmp = out + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << "# Calibrated by sparseflash device calibrate" << (quick ? " --quick" : "") << "\n"
+      << DeviceProfileToText(*d);
+    if (!f.flush()) return ReportError(absl::DataLossError(tmp + ": write failed"));
+  }
+  std::filesystem::rename(tmp, out);
+  std::fprintf(stderr, "wrote %s\n", out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 void AddDeviceCommands(CLI::App& app, Dispatch& dispatch) {
@@ -38,6 +61,21 @@ void AddDeviceCommands(CLI::App& app, Dispatch& dispatch) {
   CLI::App* show = device->add_subcommand("show", "Print a profile with every number's source");
   show->add_option("name", *name, "Catalog name or profile .textproto")->required();
   show->callback([&dispatch, name] { dispatch.action = [name] { return RunShow(*name); }; });
+  struct CalibrateArgs {
+    std::string scratch, out;
+    bool quick = false, force = false;
+  };
+  auto c = std::make_shared<CalibrateArgs>();
+  CLI::App* cal = device->add_subcommand(
+      "calibrate", "Measure this machine (flash by size and depth, DRAM, kernels) into a profile");
+  cal->add_option("--scratch", c->scratch, "Directory on the storage to measure (O_DIRECT)")
+      ->required();
+  cal->add_option("--out", c->out, "Profile .textproto to write")->required();
+  cal->add_flag("--quick", c->quick, "Fewer points and a 1 GiB scratch file (under 30 s)");
+  cal->add_flag("--force", c->force, "Replace an existing profile");
+  cal->callback([&dispatch, c] {
+    dispatch.action = [c] { return RunCalibrate(c->scratch, c->out, c->quick, c->force); };
+  });
 }
 
 }  // namespace sparseflash::cli

@@ -1,0 +1,266 @@
+#include "engine/real/calibrate.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/random.h"
+#include "engine/real/real_env.h"
+#include "engine/real/sparse_ffn_kernel.h"
+
+namespace sparseflash {
+namespace {
+
+double Seconds(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
+}
+
+// Writes `bytes` of random data (not zeros: no file system may elide them).
+absl::Status WriteScratch(const std::string& path, int64_t bytes) {
+  FILE* f = std::fopen(path.c_str(), "wb");
+  if (f == nullptr) return absl::UnavailableError(absl::StrCat(path, ": cannot create"));
+  std::vector<uint64_t> chunk((8 << 20) / 8);
+  Random rng(7);
+  for (int64_t done = 0; done < bytes; done += chunk.size() * 8) {
+    for (uint64_t& v : chunk) v = rng.Next();
+    if (std::fwrite(chunk.data(), 1, chunk.size() * 8, f) != chunk.size() * 8) {
+      std::fclose(f);
+      return absl::DataLossError(absl::StrCat(path, ": write failed (disk full?)"));
+    }
+  }
+  if (std::fclose(f) != 0) return absl::DataLossError(absl::StrCat(path, ": close failed"));
+  return absl::OkStatus();
+}
+
+struct Done : CompletionSink {
+  bool ok = true, finished = false;
+  void OnReadDone(uint64_t, bool good) override {
+    ok = good;
+    finished = true;
+  }
+  void OnComputeDone(uint64_t) override {}
+};
+
+// Throughput of `count` reads of `size` at queue depth `depth` through the real device.
+absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes, int64_t size,
+                                    int depth, bool sequential, double seconds_target,
+                                    std::string* notice) {
+  CompletionQueue queue;
+  absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
+      OpenFlashDevice({.path = path, .queue_depth = depth, .io = "auto"}, &queue, notice);
+  if (!dev.ok()) return dev.status();
+  Done done;
+  (*dev)->SetSink(&done);
+  const int64_t slots = file_bytes / size;
+  Random rng(size * 131 + depth);
+  int count = std::max(depth * 4, 16);
+  double best = 0;
+  void* buffer = nullptr;
+  for (int round = 0; round < 8; ++round) {
+    std::free(buffer);
+    if (posix_memalign(&buffer, 4096, count * size) != 0) {
+      return absl::ResourceExhaustedError("cannot allocate read buffers");
+    }
+    auto target = std::make_shared<ReadTarget>();
+    target->buffer = static_cast<uint8_t*>(buffer);
+    const int64_t start = rng.Below(static_cast<uint32_t>(std::max<int64_t>(1, slots - count)));
+    for (int i = 0; i < count; ++i) {
+      target->offsets.push_back((sequential ? start + i : rng.Below(slots)) * size);
+    }
+    done = Done();
+    const auto t0 = std::chrono::steady_clock::now();
+    (*dev)->Submit({.request_bytes = size, .count = count, .max_in_flight = depth,
+                    .sequential = sequential, .target = target});
+    while (!done.finished) queue.Pop()();
+    const double s = Seconds(t0);
+    if (!done.ok) {
+      std::free(buffer);
+      return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
+    }
+    best = static_cast<double>(count) * size / s;
+    if (s >= seconds_target) break;
+    count = static_cast<int>(std::min<double>(count * std::max(2.0, seconds_target / s),
+                                              std::min<int64_t>(slots, (256 << 20) / size)));
+  }
+  std::free(buffer);
+  return best;
+}
+
+// DRAM read bandwidth with `threads` threads summing a large buffer.
+double MeasureDramRead(int threads, int64_t bytes) {
+  std::vector<uint64_t> data(bytes / 8, 1);
+  std::vector<uint64_t> sums(threads);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int rep = 0; rep < 3; ++rep) {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) {
+      pool.emplace_back([&, t] {
+        uint64_t s = 0;
+        const size_t begin = data.size() * t / threads, end = data.size() * (t + 1) / threads;
+        for (size_t i = begin; i < end; ++i) s += data[i];
+        sums[t] += s;
+      });
+    }
+    for (std::thread& th : pool) th.join();
+  }
+  return 3.0 * bytes / Seconds(t0);
+}
+
+double MeasureCopy(int64_t bytes) {
+  std::vector<char> a(bytes, 1), b(bytes, 2);
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int rep = 0; rep < 3; ++rep) std::memcpy(b.data(), a.data(), bytes);
+  return 3.0 * bytes / Seconds(t0);
+}
+
+// The sparse FFN kernel (INT4 g32, 4096-wide bundles from DRAM) on one core.
+double MeasureKernel(double seconds_target) {
+  const FfnKernelShape s{.d_model = 4096, .group = 32, .bits = 4, .gated = true};
+  const int64_t n = (int64_t{256} << 20) / s.bundle_bytes();
+  std::vector<uint8_t> arena(n * s.bundle_bytes(), 0x99);
+  for (int64_t k = 0; k < n * 3; ++k) {
+    uint16_t* scales = reinterpret_cast<uint16_t*>(arena.data() + k * s.row_bytes() + 2048);
+    for (int g = 0; g < 128; ++g) scales[g] = FloatToHalf(0.01f);
+  }
+  std::vector<const uint8_t*> active(1024);
+  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+  Random rng(5);
+  int64_t bytes = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  while (Seconds(t0) < seconds_target) {
+    for (auto& p : active) p = arena.data() + rng.Below(n) * s.bundle_bytes();
+    SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    bytes += active.size() * s.bundle_bytes();
+  }
+  return bytes / Seconds(t0);
+}
+
+std::string CpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  }
+  return "unknown CPU";
+}
+
+double CpuGhz() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("cpu MHz", 0) == 0) return std::stod(line.substr(line.find(':') + 2)) / 1000;
+  }
+  return 1;
+}
+
+int64_t MemInfo(const std::string& key) {
+  std::ifstream in("/proc/meminfo");
+  std::string k;
+  int64_t v;
+  std::string unit;
+  while (in >> k >> v >> unit) {
+    if (k == key + ":") return v * 1024;
+  }
+  return 0;
+}
+
+}  // namespace
+
+absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
+  auto say = [&](const std::string& s) {
+    if (o.progress) o.progress(s);
+  };
+  const int64_t file_bytes = o.quick ? (int64_t{1} << 30) : (int64_t{4} << 30);
+  const std::string path =
+      (std::filesystem::path(o.scratch_dir) / absl::StrCat("sparseflash-calibrate-", getpid()))
+          .string();
+  struct Cleanup {
+    std::string path;
+    ~Cleanup() { std::filesystem::remove(path); }
+  } cleanup{path};
+  say(absl::StrCat("writing a ", file_bytes >> 20, " MiB scratch file in ", o.scratch_dir));
+  if (absl::Status s = WriteScratch(path, file_bytes); !s.ok()) return s;
+
+  DeviceProfile d;
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
+  char host[256] = "host";
+  gethostname(host, sizeof host);
+  d.name = "host";
+  d.description = absl::StrCat(host, ": ", CpuModel(), ", ", cores, " cores, ",
+                               MemInfo("MemTotal") >> 30, " GiB");
+  d.soc = CpuModel();
+  d.measured_on = date;
+  d.sources = absl::StrCat("sparseflash device calibrate", o.quick ? " --quick" : "", " on ",
+                           date);
+  d.flash.interface = "scratch file in " + o.scratch_dir;
+  d.flash.command_queue_depth = 64;
+  d.flash.command_queues = 1;
+  d.flash.multi_issuer_penalty = 0;
+  d.flash.source = "measured with io_uring, O_DIRECT";
+  const std::vector<int64_t> sizes =
+      o.quick ? std::vector<int64_t>{4096, 16384, 65536, 524288}
+              : std::vector<int64_t>{4096, 8192, 16384, 32768, 65536, 131072, 524288, 1048576};
+  const std::vector<int> depths =
+      o.quick ? std::vector<int>{1, 4, 16, 64} : std::vector<int>{1, 2, 4, 8, 16, 32, 64};
+  const double seconds = o.quick ? 0.05 : 0.15;
+  std::string notice;
+  for (int64_t size : sizes) {
+    for (int depth : depths) {
+      absl::StatusOr<double> tp =
+          MeasureReads(path, file_bytes, size, depth, false, seconds, &notice);
+      if (!tp.ok()) return tp.status();
+      d.flash.points.push_back({.request_bytes = size, .queue_depth = depth,
+                                .range_bytes = file_bytes, .throughput_bytes_per_s = *tp,
+                                .source = absl::StrCat("measured ", date)});
+      say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s", size, depth, *tp / 1e6));
+    }
+  }
+  absl::StatusOr<double> seq =
+      MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice);
+  if (!seq.ok()) return seq.status();
+  d.flash.points.push_back({.request_bytes = 1 << 20, .sequential = true,
+                            .throughput_bytes_per_s = *seq,
+                            .source = absl::StrCat("measured ", date)});
+  say(absl::StrFormat("sequential 1 MiB: %.1f MB/s", *seq / 1e6));
+  if (!notice.empty()) say(notice);
+
+  const int64_t dram_bytes = (o.quick ? 256 : 1024) << 20;
+  const double one = MeasureDramRead(1, dram_bytes);
+  const double all = MeasureDramRead(cores, dram_bytes);
+  const double copy = MeasureCopy(dram_bytes / 2);
+  const double kernel = MeasureKernel(o.quick ? 0.3 : 1.0);
+  say(absl::StrFormat("DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
+                      "sparse FFN kernel %.2f GB/s per core (%s)",
+                      one / 1e9, all / 1e9, cores, copy / 1e9, kernel / 1e9, SparseFfnTarget()));
+  CoreClassSpec core;
+  core.name = "host";
+  core.count = cores;
+  core.ghz = CpuGhz();
+  core.io_issue_factor = 1;
+  core.gemv_bytes_per_s = std::min(kernel, all);
+  core.dense_ops_per_s = 4 * kernel;  // INT4: 2 weights per byte, 2 operations per weight
+  core.source = absl::StrCat("sparse FFN kernel (", SparseFfnTarget(), ") measured ", date,
+                             "; dense_gops = 4 x kernel bytes/s [derived]");
+  d.cores.push_back(core);
+  d.dram.capacity_bytes = MemInfo("MemTotal");
+  d.dram.app_available_bytes = MemInfo("MemAvailable");
+  d.dram.cpu_bytes_per_s = all;
+  d.dram.combined_bytes_per_s = all;
+  d.dram.npu_bytes_per_s = 0;
+  d.dram.rewrite_bytes_per_s = copy;
+  d.dram.source = absl::StrCat("measured ", date);
+  if (absl::Status s = d.Validate("calibrated profile"); !s.ok()) return s;
+  return d;
+}
+
+}  // namespace sparseflash

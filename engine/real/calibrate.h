@@ -1,0 +1,24 @@
+// Measures this machine with the engine's own real devices and kernels and
+// returns a device profile: io_uring O_DIRECT read throughput by request size
+// and queue depth on a scratch file (random over the whole file, and sequential),
+// DRAM read and copy bandwidth, and the sparse FFN kernel's rate per core. The
+// scratch file is removed afterwards, also on error.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "devices/device_profile.h"
+
+namespace sparseflash {
+
+struct CalibrateOptions {
+  std::string scratch_dir;
+  bool quick = false;  // fewer points, a smaller file, shorter runs (< 30 s)
+  std::function<void(const std::string&)> progress;
+};
+
+absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& options);
+
+}  // namespace sparseflash
