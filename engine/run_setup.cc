@@ -1,0 +1,120 @@
+#include "engine/run_setup.h"
+
+#include "absl/strings/str_cat.h"
+#include "engine/model_bytes.h"
+#include "traces/generator.h"
+
+namespace sparseflash {
+namespace {
+
+// Opens the run's tokens, and its offline profile.
+class Sources {
+ public:
+  explicit Sources(const RunSetupConfig& c) : c_(c) {}
+  absl::StatusOr<std::unique_ptr<TokenSource>> Run() const {
+    if (c_.trace_path.empty()) return MakeGeneratorSource(c_.model, c_.seed, c_.tokens);
+    return OpenTraceSource(c_.trace_path);
+  }
+  // For a generated trace, the generator's long-run activation probabilities
+  // (what profiling very many tokens converges to); a recorded trace is its
+  // own profile.
+  absl::StatusOr<ActivationProfile> Profile(const NeuronIndexer& indexer, AccessSet set) const {
+    if (c_.trace_path.empty()) {
+      TraceGenerator generator(c_.model, {.seed = c_.seed, .tokens = 0});
+      return ActivationProfile::FromProbabilities(generator.ExpectedActivity());
+    }
+    absl::StatusOr<std::unique_ptr<TokenSource>> source = OpenTraceSource(c_.trace_path);
+    if (!source.ok()) return source.status();
+    return ActivationProfile::Collect(**source, indexer, set);
+  }
+
+ private:
+  const RunSetupConfig& c_;
+};
+
+absl::Status CheckShape(const TraceHeader& h, const ModelSpec& m, const std::string& origin) {
+  const TraceModelShape want = ShapeOf(m);
+  if (h.model.layers != want.layers || h.model.d_ffn != want.d_ffn ||
+      h.model.experts != want.experts) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": trace is for '", h.model.name, "' (", h.model.layers, " layers, d_ffn ",
+        h.model.d_ffn, ", ", h.model.experts, " experts) but the model is '", m.name, "' (",
+        want.layers, " layers, d_ffn ", want.d_ffn, ", ", want.experts, " experts)"));
+  }
+  return absl::OkStatus();
+}
+
+// At most `limit` tokens; advances the Belady oracle's clock as tokens are taken.
+class RunSource : public TokenSource {
+ public:
+  RunSource(std::unique_ptr<TokenSource> inner, uint64_t limit, TraceOracle* oracle)
+      : inner_(std::move(inner)), limit_(limit), oracle_(oracle) {}
+  const TraceHeader& header() const override { return inner_->header(); }
+  absl::StatusOr<bool> Next(TokenActivations* t) override {
+    if (done_ >= limit_) return false;
+    if (oracle_) oracle_->SetToken(static_cast<uint32_t>(done_));
+    ++done_;
+    return inner_->Next(t);
+  }
+
+ private:
+  std::unique_ptr<TokenSource> inner_;
+  uint64_t limit_, done_ = 0;
+  TraceOracle* oracle_;
+};
+
+}  // namespace
+
+absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
+  if ((c.memory_bytes >= 0) == (c.ffn_resident >= 0)) {
+    return absl::InvalidArgumentError("give exactly one of --memory and --ffn-resident");
+  }
+  Sources sources(c);
+  absl::StatusOr<std::unique_ptr<TokenSource>> run = sources.Run();
+  if (!run.ok()) return run.status();
+  const std::string origin = c.trace_path.empty() ? "generated trace" : c.trace_path;
+  if (absl::Status s = CheckShape((*run)->header(), c.model, origin); !s.ok()) return s;
+  RunSetup setup;
+  setup.header = (*run)->header();
+  setup.tokens =
+      c.trace_path.empty() ? c.tokens : std::min<uint64_t>(c.tokens, setup.header.tokens);
+  const AccessSet set = setup.header.has_predicted ? AccessSet::kPredicted : AccessSet::kActive;
+  NeuronIndexer indexer(c.model.layers, c.model.experts, c.model.d_ffn);
+  absl::StatusOr<ActivationProfile> profile = sources.Profile(indexer, set);
+  if (!profile.ok()) return profile.status();
+  setup.profile = std::make_unique<ActivationProfile>(*std::move(profile));
+  if (c.policy == "belady") {
+    absl::StatusOr<std::unique_ptr<TokenSource>> future = sources.Run();
+    if (!future.ok()) return future.status();
+    RunSource limited(*std::move(future), setup.tokens, nullptr);
+    absl::StatusOr<std::unique_ptr<TraceOracle>> oracle =
+        TraceOracle::Collect(limited, indexer, set);
+    if (!oracle.ok()) return oracle.status();
+    setup.oracle = *std::move(oracle);
+  }
+  StrategyContext ctx;
+  ctx.model = c.model;
+  ctx.bytes = ComputeModelBytes(c.model);
+  ctx.trace = setup.header;
+  ctx.memory_bytes = c.memory_bytes;
+  ctx.ffn_resident = c.ffn_resident;
+  ctx.policy = c.policy;
+  ctx.threads = c.threads;
+  ctx.prompt_tokens = c.prompt_tokens;
+  ctx.decode_tokens = static_cast<int>(setup.tokens);
+  ctx.cpu_cores = c.cpu_cores;
+  ctx.npu_present = c.npu_present;
+  ctx.profile = setup.profile.get();
+  ctx.oracle = setup.oracle.get();
+  ctx.seed = c.seed;
+  StrategyOptions options;
+  if (absl::Status s = StrategyOptions::Parse(c.options, &options); !s.ok()) return s;
+  absl::StatusOr<std::unique_ptr<Strategy>> strategy = MakeStrategy(c.strategy, options, ctx);
+  if (!strategy.ok()) return strategy.status();
+  setup.strategy = *std::move(strategy);
+  setup.options = options.used();
+  setup.source = std::make_unique<RunSource>(*std::move(run), setup.tokens, setup.oracle.get());
+  return setup;
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,50 @@
+// Everything a run needs before its first token, for either world: the run's
+// tokens (a trace file, or the model's generator on the fly), the offline
+// activation profile, the Belady oracle when asked for, and the strategy built
+// from its options and the budget. Simulated and real runs share it, so both
+// make the same decisions from the same inputs.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/access_profile.h"
+#include "engine/strategy.h"
+#include "engine/token_source.h"
+#include "traces/model_spec.h"
+
+namespace sparseflash {
+
+struct RunSetupConfig {
+  ModelSpec model;
+  std::string trace_path;  // "" = generate the model's default trace
+  uint64_t seed = 1;
+  uint64_t tokens = 256;
+  std::string strategy = "powerinfer2";
+  std::vector<std::string> options;  // "key=value"
+  std::string policy;
+  int64_t memory_bytes = -1;
+  double ffn_resident = -1;
+  int prompt_tokens = 0;
+  int threads = 0;
+  int cpu_cores = 1;
+  bool npu_present = false;
+};
+
+struct RunSetup {
+  std::unique_ptr<ActivationProfile> profile;
+  std::unique_ptr<TraceOracle> oracle;
+  std::unique_ptr<Strategy> strategy;
+  std::unique_ptr<TokenSource> source;  // at most `tokens` tokens, advancing the oracle
+  std::map<std::string, std::string> options;
+  TraceHeader header;
+  uint64_t tokens = 0;
+};
+
+absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& config);
+
+}  // namespace sparseflash
