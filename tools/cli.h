@@ -30,6 +30,7 @@ void AddDeviceCommands(CLI::App& app, Dispatch& dispatch);
 void AddDemoCommand(CLI::App& app, Dispatch& dispatch);
 void AddSimulateCommand(CLI::App& app, Dispatch& dispatch);
 void AddWeightsCommands(CLI::App& app, Dispatch& dispatch);
+void AddReplayCommand(CLI::App& app, Dispatch& dispatch);
 // generate, and trace record (added under `trace`).
 void AddGenerateCommands(CLI::App& app, CLI::App& trace, Dispatch& dispatch);
 

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   sparseflash::cli::AddDeviceCommands(app, dispatch);
   sparseflash::cli::AddSimulateCommand(app, dispatch);
   sparseflash::cli::AddWeightsCommands(app, dispatch);
+  sparseflash::cli::AddReplayCommand(app, dispatch);
   sparseflash::cli::AddGenerateCommands(app, *app.get_subcommand("trace"), dispatch);
   try {
     app.parse(argc, argv);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <list>
 
 #include "absl/strings/str_cat.h"
@@ -25,8 +26,13 @@ int64_t SteadyNs() {
 struct Job {
   FlashRead read;
   int submitted = 0;
+  int in_flight = 0;  // at most read.max_in_flight (a thread blocked on a fault: 1)
   int done = 0;
   bool ok = true;
+
+  bool CanIssue() const {
+    return submitted < read.count && in_flight < std::max(1, read.max_in_flight);
+  }
 };
 
 // Common part of the real devices: the file, counters, completion posting.
@@ -92,10 +98,19 @@ class PreadFlashDevice : public RealFlashBase {
       Piece p;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return stop_ || !work_.empty(); });
+        auto ready = [this] {
+          for (auto it = work_.begin(); it != work_.end(); ++it) {
+            if (it->job->in_flight < std::max(1, it->job->read.max_in_flight)) return it;
+          }
+          return work_.end();
+        };
+        cv_.wait(lock, [&] { return stop_ || ready() != work_.end(); });
         if (stop_ && work_.empty()) return;
-        p = work_.front();
-        work_.pop_front();
+        auto it = ready();
+        if (it == work_.end()) continue;
+        p = *it;
+        work_.erase(it);
+        ++p.job->in_flight;
       }
       const FlashRead& r = p.job->read;
       ssize_t n = pread(fd_, Destination(*p.job, p.index), r.request_bytes,
@@ -104,6 +119,8 @@ class PreadFlashDevice : public RealFlashBase {
       {
         std::lock_guard<std::mutex> lock(mu_);
         if (n != r.request_bytes) p.job->ok = false;
+        --p.job->in_flight;
+        cv_.notify_all();
         if (++p.job->done == r.count) {
           for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
             if (it->get() == p.job) {
@@ -162,23 +179,29 @@ class UringFlashDevice : public RealFlashBase {
   UringFlashDevice(int fd, int depth, CompletionQueue* queue)
       : RealFlashBase(fd, queue), depth_(depth) {}
 
-  // Moves reads of pending jobs into the submission queue while there is room.
+  // Moves reads of pending jobs into the submission queue while the ring and
+  // each job's own limit on reads in flight allow.
   int Fill() {
     std::lock_guard<std::mutex> lock(mu_);
     int added = 0;
-    while (!pending_.empty() && in_flight_ < depth_) {
-      Job* job = pending_.front().get();
-      io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-      if (sqe == nullptr) break;
-      const int i = job->submitted++;
-      io_uring_prep_read(sqe, fd_, Destination(*job, i), job->read.request_bytes,
-                         job->read.target->offsets[i]);
-      io_uring_sqe_set_data(sqe, job);
-      ++in_flight_;
-      ++added;
+    for (auto it = pending_.begin(); it != pending_.end() && in_flight_ < depth_;) {
+      Job* job = it->get();
+      while (job->CanIssue() && in_flight_ < depth_) {
+        io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+        if (sqe == nullptr) return added;
+        const int i = job->submitted++;
+        io_uring_prep_read(sqe, fd_, Destination(*job, i), job->read.request_bytes,
+                           job->read.target->offsets[i]);
+        io_uring_sqe_set_data(sqe, job);
+        ++job->in_flight;
+        ++in_flight_;
+        ++added;
+      }
       if (job->submitted == job->read.count) {
-        running_.push_back(std::move(pending_.front()));
-        pending_.pop_front();
+        running_.push_back(std::move(*it));
+        it = pending_.erase(it);
+      } else {
+        ++it;
       }
     }
     return added;
@@ -209,6 +232,7 @@ class UringFlashDevice : public RealFlashBase {
     {
       std::lock_guard<std::mutex> lock(mu_);
       --in_flight_;
+      --job->in_flight;
       if (++job->done < job->read.count) return;
       for (auto it = running_.begin(); it != running_.end(); ++it) {
         if (it->get() == job) {

@@ -1,0 +1,200 @@
+#include "engine/real/real_run.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "common/random.h"
+#include "common/units.h"
+#include "engine/real/real_env.h"
+#include "engine/real/sparse_ffn_kernel.h"
+
+namespace sparseflash {
+namespace {
+
+struct FreeDeleter {
+  void operator()(uint8_t* p) const { std::free(p); }
+};
+using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
+
+Buffer AllocateTouched(int64_t bytes) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 4096, std::max<int64_t>(bytes, 4096)) != 0) return nullptr;
+  std::memset(p, 0x99, std::max<int64_t>(bytes, 4096));  // real pages, int4 weights of +1
+  return Buffer(static_cast<uint8_t*>(p));
+}
+
+// Gives reads without a target real offsets in the weight file and a buffer.
+class RealizingFlash : public FlashDevice, public CompletionSink {
+ public:
+  RealizingFlash(std::unique_ptr<FlashDevice> inner, const WeightFileInfo& w)
+      : inner_(std::move(inner)), w_(w), rng_(11) {}
+  void SetSink(CompletionSink* sink) override {
+    sink_ = sink;
+    inner_->SetSink(this);
+  }
+  void Submit(const FlashRead& read) override {
+    FlashRead r = read;
+    if (!r.target) {
+      auto target = std::make_shared<ReadTarget>();
+      Buffer buffer = AllocateTouched(int64_t{r.count} * r.request_bytes);
+      target->buffer = buffer.get();
+      Place(r, &target->offsets);
+      buffers_[r.tag] = std::move(buffer);
+      r.target = target;
+    }
+    inner_->Submit(r);
+  }
+  int64_t bytes_read() const override { return inner_->bytes_read(); }
+  Nanos busy_time() const override { return inner_->busy_time(); }
+  void OnReadDone(uint64_t tag, bool ok) override {
+    buffers_.erase(tag);
+    sink_->OnReadDone(tag, ok);
+  }
+  void OnComputeDone(uint64_t) override {}
+
+ private:
+  // Neuron-sized requests at random neurons (the right part of the bundle);
+  // larger ones (windows, sequential layers) anywhere in the file, aligned.
+  void Place(const FlashRead& r, std::vector<int64_t>* offsets) {
+    const int64_t size = r.request_bytes;
+    if (!r.sequential && size <= w_.neuron_stride) {
+      const int64_t parts = std::max<int64_t>(1, w_.neuron_stride / size);
+      for (int i = 0; i < r.count; ++i) {
+        const int64_t neuron = rng_.Below(static_cast<uint32_t>(w_.neurons));
+        offsets->push_back(w_.NeuronOffset(neuron) + (rng_.Below(parts)) * size);
+      }
+      return;
+    }
+    const int64_t slots = std::max<int64_t>(1, (w_.file_bytes - 4096) / size);
+    int64_t start = rng_.Below(static_cast<uint32_t>(std::max<int64_t>(1, slots - r.count)));
+    for (int i = 0; i < r.count; ++i) {
+      const int64_t slot = r.sequential ? (start + i) % slots : rng_.Below(slots);
+      offsets->push_back(4096 + slot * size);
+    }
+  }
+
+  std::unique_ptr<FlashDevice> inner_;
+  WeightFileInfo w_;
+  Random rng_;
+  CompletionSink* sink_ = nullptr;
+  std::map<uint64_t, Buffer> buffers_;
+};
+
+// Gives compute tasks without work the real kernel over the right bytes.
+class RealizingCompute : public ComputeBackend {
+ public:
+  RealizingCompute(std::unique_ptr<ComputeBackend> inner, const ModelSpec& model,
+                   int64_t arena_bytes, int64_t resident_bytes, int64_t rewrite_bytes)
+      : inner_(std::move(inner)) {
+    shape_.d_model = model.d_model - model.d_model % 64;
+    shape_.group = 32;
+    shape_.bits = 4;
+    shape_.gated = true;
+    arena_bundles_ = std::max<int64_t>(1, arena_bytes / shape_.bundle_bytes());
+    resident_bundles_ = std::max<int64_t>(1, resident_bytes / shape_.bundle_bytes());
+    arena_ = AllocateTouched(arena_bundles_ * shape_.bundle_bytes());
+    resident_ = AllocateTouched(resident_bundles_ * shape_.bundle_bytes());
+    rewrite_ = AllocateTouched(2 * std::max<int64_t>(rewrite_bytes, 4096));
+    rewrite_bytes_ = std::max<int64_t>(rewrite_bytes, 4096);
+    for (uint8_t* base : {arena_.get(), resident_.get()}) {
+      const int64_t n = base == arena_.get() ? arena_bundles_ : resident_bundles_;
+      for (int64_t k = 0; k < n * 3; ++k) {
+        uint16_t* scales = reinterpret_cast<uint16_t*>(base + k * shape_.row_bytes() +
+                                                       shape_.d_model / 2);
+        for (int g = 0; g < shape_.d_model / shape_.group; ++g) scales[g] = FloatToHalf(0.01f);
+      }
+    }
+  }
+  bool ok() const { return arena_ && resident_ && rewrite_; }
+  void SetSink(CompletionSink* sink) override { inner_->SetSink(sink); }
+  void Submit(const ComputeTask& task) override {
+    ComputeTask t = task;
+    if (!t.work) t.work = Work(task);
+    inner_->Submit(t);
+  }
+  int cpu_workers() const override { return inner_->cpu_workers(); }
+  bool has_npu() const override { return false; }
+
+ private:
+  std::shared_ptr<const std::function<void()>> Work(const ComputeTask& task) {
+    if (task.kind == ComputeKind::kMemoryManagement) {
+      const int64_t bytes = std::min(task.bytes, rewrite_bytes_);
+      uint8_t* buf = rewrite_.get();
+      return std::make_shared<const std::function<void()>>(
+          [buf, bytes] { std::memmove(buf, buf + bytes, bytes); });
+    }
+    // Operations (prefill) as the kernel's bytes at 4 operations per byte.
+    const int64_t bytes = task.ops > 0 ? static_cast<int64_t>(task.ops / 4) : task.bytes;
+    const bool ffn = task.kind == ComputeKind::kFfn;
+    const int64_t n = std::max<int64_t>(1, bytes / shape_.bundle_bytes());
+    uint8_t* base = ffn ? arena_.get() : resident_.get();
+    const int64_t pool = ffn ? arena_bundles_ : resident_bundles_;
+    const int64_t first = (next_ += n) % pool;
+    const FfnKernelShape shape = shape_;
+    return std::make_shared<const std::function<void()>>([=] {
+      std::vector<const uint8_t*> bundles(static_cast<size_t>(n));
+      for (int64_t k = 0; k < n; ++k) {
+        bundles[k] = base + ((first + k) % pool) * shape.bundle_bytes();
+      }
+      std::vector<float> x(shape.d_model, 0.5f), out(shape.d_model, 0.0f);
+      SparseFfn(shape, bundles.data(), static_cast<int>(n), x.data(), out.data());
+    });
+  }
+
+  std::unique_ptr<ComputeBackend> inner_;
+  FfnKernelShape shape_;
+  int64_t arena_bundles_ = 0, resident_bundles_ = 0, rewrite_bytes_ = 0, next_ = 0;
+  Buffer arena_, resident_, rewrite_;
+};
+
+}  // namespace
+
+int64_t PeakRssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmHWM:") {
+      int64_t kb;
+      in >> kb;
+      return kb * 1024;
+    }
+  }
+  return -1;
+}
+
+absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
+                                      const RealRunOptions& o) {
+  absl::StatusOr<WeightFileInfo> weights = ReadWeightFileHeader(o.weights_path, model);
+  if (!weights.ok()) return weights.status();
+  RealRunResult result;
+  result.memory = setup.strategy->memory();
+  const ResourcePlan resources = setup.strategy->resources();
+  CompletionQueue queue;
+  absl::StatusOr<std::unique_ptr<FlashDevice>> flash = OpenFlashDevice(
+      {.path = o.weights_path, .queue_depth = o.io_depth, .io = o.io}, &queue, &result.notice);
+  if (!flash.ok()) return flash.status();
+  RealizingFlash realizing_flash(*std::move(flash), *weights);
+  auto compute = std::make_unique<RealizingCompute>(
+      std::make_unique<ThreadPoolCompute>(resources.compute_threads, &queue), model,
+      result.memory.cache_bytes, result.memory.resident_bytes, int64_t{256} << 20);
+  if (!compute->ok()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "cannot allocate the memory budget: ", FormatBytes(result.memory.resident_bytes),
+        " resident + ", FormatBytes(result.memory.cache_bytes), " cache"));
+  }
+  RealClock clock;
+  Engine engine(Env{&clock, &realizing_flash, compute.get()}, setup.strategy.get(),
+                setup.source.get(), EngineOptions{.max_tokens = setup.tokens});
+  const int64_t kernel_before = ProcessStorageReadBytes();
+  if (absl::Status s = RunOnThisThread(engine, queue); !s.ok()) return s;
+  result.kernel_read_bytes = ProcessStorageReadBytes() - kernel_before;
+  result.engine_read_bytes = realizing_flash.bytes_read();
+  result.record = engine.record();
+  result.peak_rss_bytes = PeakRssBytes();
+  return result;
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,41 @@
+// A trace replayed on this machine by the same engine and strategy as the
+// simulator: reads of a real weight file (O_DIRECT, io_uring or pread), the
+// real sparse kernel on real threads, and real memory for the budget (the
+// resident weights and the neuron cache are allocated and touched). The plan's
+// abstract work becomes real: a read batch reads that many requests at real
+// offsets of the right region of the file; a compute task of B bytes runs the
+// sparse FFN kernel over B bytes of bundles in the cache arena (attention and
+// the head over the resident weights).
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "engine/engine.h"
+#include "engine/run_setup.h"
+#include "engine/weight_file.h"
+
+namespace sparseflash {
+
+struct RealRunOptions {
+  std::string weights_path;
+  std::string io = "auto";  // uring | pread | auto
+  int io_depth = 64;
+};
+
+struct RealRunResult {
+  RunRecord record;
+  MemoryPlan memory;
+  int64_t engine_read_bytes = 0;
+  int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run
+  int64_t peak_rss_bytes = 0;
+  std::string notice;
+};
+
+absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
+                                      const RealRunOptions& options);
+
+// Peak resident set of this process (VmHWM), bytes.
+int64_t PeakRssBytes();
+
+}  // namespace sparseflash

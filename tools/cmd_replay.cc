@@ -1,0 +1,129 @@
+// sparseflash replay: a trace through the real engine on this machine, beside
+// the simulator's prediction for the same configuration and device profile.
+#include <iostream>
+#include <thread>
+
+#include "absl/strings/str_format.h"
+#include "common/units.h"
+#include "devices/device_catalog.h"
+#include "engine/real/real_run.h"
+#include "engine/run_summary.h"
+#include "sim/simulator.h"
+#include "tools/cli.h"
+#include "traces/model_catalog.h"
+
+namespace sparseflash::cli {
+namespace {
+
+struct ReplayArgs {
+  std::string device, model, weights, trace, strategy = "powerinfer2", policy, memory, io = "auto";
+  double ffn_resident = -1;
+  int threads = 0;
+  uint64_t tokens = 16, seed = 1;
+  std::vector<std::string> options;
+  bool json = false;
+};
+
+void PrintRow(const char* name, double measured, double predicted, const char* unit) {
+  absl::PrintF("  %-28s %12.3f %12.3f %8.1f %%  %s\n", name, measured, predicted,
+               predicted != 0 || measured != 0 ? 100 * (predicted / measured - 1) : 0.0, unit);
+}
+
+int RunReplay(const ReplayArgs& a) {
+  absl::StatusOr<DeviceProfile> device = LoadDevice(a.device);
+  if (!device.ok()) return ReportError(device.status());
+  absl::StatusOr<ModelSpec> model = LoadModel(a.model);
+  if (!model.ok()) return ReportError(model.status());
+  int64_t memory = -1;
+  if (!a.memory.empty()) {
+    absl::StatusOr<int64_t> bytes = ParseByteSize(a.memory);
+    if (!bytes.ok()) return ReportError(bytes.status());
+    memory = *bytes;
+  }
+  RunSetupConfig rc{.model = *model, .trace_path = a.trace, .seed = a.seed, .tokens = a.tokens,
+                    .strategy = a.strategy, .options = a.options, .policy = a.policy,
+                    .memory_bytes = memory, .ffn_resident = a.ffn_resident,
+                    .threads = a.threads,
+                    .cpu_cores = static_cast<int>(std::thread::hardware_concurrency()),
+                    .npu_present = false};
+  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
+  if (!setup.ok()) return ReportError(setup.status());
+  absl::StatusOr<RealRunResult> real =
+      RunReal(*setup, *model, {.weights_path = a.weights, .io = a.io});
+  if (!real.ok()) return ReportError(real.status());
+  if (!real->notice.empty()) std::fprintf(stderr, "%s\n", real->notice.c_str());
+
+  SimulationConfig sc;
+  sc.device = *device;
+  sc.model = *model;
+  sc.trace_path = a.trace;
+  sc.strategy = a.strategy;
+  sc.options = a.options;
+  sc.policy = a.policy;
+  sc.memory_bytes = memory;
+  sc.ffn_resident = a.ffn_resident;
+  sc.tokens = a.tokens;
+  sc.threads = a.threads;
+  sc.seed = a.seed;
+  absl::StatusOr<SimulationResult> predicted = Simulate(sc);
+  if (!predicted.ok()) return ReportError(predicted.status());
+  const RunSummary m = Summarize(real->record), p = Summarize(predicted->record);
+  const double error = p.decode_tokens_per_s / m.decode_tokens_per_s - 1;
+  if (a.json) {
+    nlohmann::ordered_json j;
+    j["strategy"] = a.strategy;
+    j["device"] = device->name;
+    j["model"] = model->name;
+    j["measured"] = ToJson(m);
+    j["predicted"] = ToJson(p);
+    j["error_decode_tokens_per_s"] = error;
+    j["engine_read_bytes"] = real->engine_read_bytes;
+    j["kernel_read_bytes"] = real->kernel_read_bytes;
+    j["peak_rss_bytes"] = real->peak_rss_bytes;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  absl::PrintF("%s on this machine (profile %s), %s, %llu tokens; memory: %s resident + %s cache\n",
+               a.strategy, device->name, model->name, static_cast<unsigned long long>(m.tokens),
+               FormatBytes(real->memory.resident_bytes), FormatBytes(real->memory.cache_bytes));
+  absl::PrintF("  %-28s %12s %12s %10s\n", "", "measured", "predicted", "error");
+  PrintRow("decode tokens/s", m.decode_tokens_per_s, p.decode_tokens_per_s, "");
+  PrintRow("latency p50", m.latency_ms_p50, p.latency_ms_p50, "ms");
+  PrintRow("hit rate", m.hit_rate, p.hit_rate, "");
+  PrintRow("flash MB per token", m.flash_bytes_per_token / 1e6, p.flash_bytes_per_token / 1e6,
+           "MB");
+  PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,
+           p.flash_throughput_bytes_per_s / 1e6, "MB/s");
+  PrintRow("I/O stall share", m.io_stall_share, p.io_stall_share, "");
+  absl::PrintF("  engine read %s; the kernel counted %s for the process; peak RSS %s\n",
+               FormatBytes(real->engine_read_bytes), FormatBytes(real->kernel_read_bytes),
+               FormatBytes(real->peak_rss_bytes));
+  return 0;
+}
+
+}  // namespace
+
+void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
+  auto a = std::make_shared<ReplayArgs>();
+  CLI::App* r = app.add_subcommand(
+      "replay", "Run a trace through the real engine here and compare with the simulator");
+  r->add_option("--device", a->device, "Profile of this machine (device calibrate)")->required();
+  r->add_option("--model", a->model, "Catalog model")->required();
+  r->add_option("--weights", a->weights, "Weight file (weights make)")->required();
+  r->add_option("--trace", a->trace, "Trace (default: the model's generated trace)");
+  r->add_option("--strategy", a->strategy, "powerinfer2 | llmflash | llamacpp | in_memory")
+      ->capture_default_str();
+  auto* memory = r->add_option("--memory", a->memory, "Whole-process memory budget");
+  auto* ffn = r->add_option("--ffn-resident", a->ffn_resident, "Share of FFN weights cached");
+  memory->excludes(ffn);
+  r->add_option("--policy", a->policy, "Cache policy");
+  r->add_option("--tokens", a->tokens, "Decode tokens")->capture_default_str();
+  r->add_option("--threads", a->threads, "Compute threads");
+  r->add_option("--option", a->options, "Strategy option key=value (repeatable)");
+  r->add_option("--io", a->io, "uring | pread | auto")->capture_default_str();
+  r->add_option("--seed", a->seed, "Seed of the generated trace")->capture_default_str();
+  r->add_flag("--json", a->json, "Print measured and predicted as JSON");
+  r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });
+}
+
+}  // namespace sparseflash::cli
