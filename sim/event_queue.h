@@ -29,6 +29,8 @@ class EventQueue {
   void Run() { RunUntil({INT64_MAX}); }
 
   bool empty() const { return heap_.empty(); }
+  // Time of the next event (now when there is none).
+  Nanos next_time() const { return heap_.empty() ? now_ : heap_.top().at; }
   uint64_t events_run() const { return events_run_; }
   void EnableLog() { log_enabled_ = true; }
   // "time label" lines, one per event run.

@@ -65,7 +65,8 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   engine.Start();
   uint64_t reported = 0;
   while (!queue.empty() && !engine.finished()) {
-    queue.RunUntil(queue.now() + Milliseconds(100));
+    // Progress every 100 simulated ms (from the next event: gaps may be longer).
+    queue.RunUntil(queue.next_time() + Milliseconds(100));
     if (c.progress && engine.record().tokens.size() != reported) {
       reported = engine.record().tokens.size();
       c.progress(reported, tokens);

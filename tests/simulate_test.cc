@@ -113,6 +113,18 @@ TEST(Simulate, WindowReadsOnlyNewNeurons) {
   EXPECT_LT(bytes(4), 0.6 * bytes(0));
 }
 
+// Events further apart than the progress interval (a very slow device) must not
+// stall the run.
+TEST(Simulate, SlowFlashStillFinishes) {
+  SimulationConfig c = Config("powerinfer2");
+  for (FlashPoint& p : c.device.flash.points) p.throughput_bytes_per_s *= 1e-4;
+  c.tokens = 2;
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->record.tokens.size(), 2u);
+  EXPECT_GT(Summarize(r->record).latency_ms_mean, 100000);
+}
+
 TEST(Simulate, ChromeTraceIsValidJson) {
   Timeline timeline;
   SimulationConfig c = Config("powerinfer2");
