@@ -1,5 +1,7 @@
 #include "engine/weight_file.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -72,7 +74,7 @@ absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const st
     done += n;
     if (progress) progress(done, w.file_bytes);
   }
-  if (std::fflush(f) != 0) return fail("flush");
+  if (std::fflush(f) != 0 || fsync(fileno(f)) != 0) return fail("flush");
   if (std::fclose(f) != 0) {
     std::remove(tmp.c_str());
     return absl::DataLossError(absl::StrCat(tmp, ": close failed (disk full?)"));

@@ -1,5 +1,6 @@
 #include "engine/real/calibrate.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -35,6 +36,12 @@ absl::Status WriteScratch(const std::string& path, int64_t bytes) {
       return absl::DataLossError(absl::StrCat(path, ": write failed (disk full?)"));
     }
   }
+  // Flush before measuring: reads must not queue behind the write-back.
+  if (std::fflush(f) != 0 || fsync(fileno(f)) != 0) {
+    std::fclose(f);
+    return absl::DataLossError(absl::StrCat(path, ": flush failed (disk full?)"));
+  }
+  posix_fadvise(fileno(f), 0, 0, POSIX_FADV_DONTNEED);
   if (std::fclose(f) != 0) return absl::DataLossError(absl::StrCat(path, ": close failed"));
   return absl::OkStatus();
 }
