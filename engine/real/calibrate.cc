@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -68,11 +69,12 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
   const int64_t slots = file_bytes / size;
   Random rng(size * 131 + depth);
   int count = std::max(depth * 4, 16);
-  double best = 0;
   void* buffer = nullptr;
-  for (int round = 0; round < 8; ++round) {
+  // One timed batch of `count` reads, bytes/s.
+  auto batch = [&]() -> absl::StatusOr<double> {
     std::free(buffer);
-    if (posix_memalign(&buffer, 4096, count * size) != 0) {
+    buffer = nullptr;
+    if (posix_memalign(&buffer, 4096, int64_t{count} * size) != 0) {
       return absl::ResourceExhaustedError("cannot allocate read buffers");
     }
     auto target = std::make_shared<ReadTarget>();
@@ -86,16 +88,33 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
     (*dev)->Submit({.request_bytes = size, .count = count, .max_in_flight = depth,
                     .sequential = sequential, .target = target});
     while (!done.finished) queue.Pop()();
-    const double s = Seconds(t0);
-    if (!done.ok) {
+    if (!done.ok) return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
+    return static_cast<double>(count) * size / Seconds(t0);
+  };
+  // Grow the batch until one lasts `seconds_target`, then take the median of three.
+  for (int round = 0; round < 8; ++round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    absl::StatusOr<double> tp = batch();
+    if (!tp.ok()) {
       std::free(buffer);
-      return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
+      return tp.status();
     }
-    best = static_cast<double>(count) * size / s;
+    const double s = Seconds(t0);
     if (s >= seconds_target) break;
     count = static_cast<int>(std::min<double>(count * std::max(2.0, seconds_target / s),
                                               std::min<int64_t>(slots, (256 << 20) / size)));
   }
+  std::vector<double> runs;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<double> tp = batch();
+    if (!tp.ok()) {
+      std::free(buffer);
+      return tp.status();
+    }
+    runs.push_back(*tp);
+  }
+  std::sort(runs.begin(), runs.end());
+  const double best = runs[1];
   std::free(buffer);
   return best;
 }
