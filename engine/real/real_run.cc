@@ -198,7 +198,9 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
                 setup.source.get(), EngineOptions{.max_tokens = setup.tokens});
   const int64_t kernel_before = ProcessStorageReadBytes();
   if (absl::Status s = RunOnThisThread(engine, queue); !s.ok()) return s;
-  result.kernel_read_bytes = ProcessStorageReadBytes() - kernel_before;
+  const int64_t kernel_after = ProcessStorageReadBytes();
+  result.kernel_read_bytes =
+      kernel_before < 0 || kernel_after < 0 ? -1 : kernel_after - kernel_before;
   result.engine_read_bytes = realizing_flash.bytes_read();
   result.record = engine.record();
   result.peak_rss_bytes = PeakRssBytes();

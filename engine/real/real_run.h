@@ -27,7 +27,7 @@ struct RealRunResult {
   RunRecord record;
   MemoryPlan memory;
   int64_t engine_read_bytes = 0;
-  int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run
+  int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run; -1 = unknown
   int64_t peak_rss_bytes = 0;
   std::string notice;
 };

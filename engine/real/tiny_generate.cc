@@ -48,7 +48,9 @@ absl::StatusOr<TinyGenerateResult> GenerateTiny(const TinyModel& model, const To
                 EngineOptions{.max_tokens = static_cast<uint64_t>(positions)});
   const int64_t kernel_before = ProcessStorageReadBytes();
   if (absl::Status s = RunOnThisThread(engine, queue); !s.ok()) return s;
-  result.kernel_read_bytes = ProcessStorageReadBytes() - kernel_before;
+  const int64_t kernel_after = ProcessStorageReadBytes();
+  result.kernel_read_bytes =
+      kernel_before < 0 || kernel_after < 0 ? -1 : kernel_after - kernel_before;
   result.engine_read_bytes = (*flash)->bytes_read();
   result.output = (*strategy)->output();
   result.record = engine.record();

@@ -32,7 +32,7 @@ struct TinyGenerateResult {
   MemoryPlan memory;
   int64_t cache_neurons = 0;
   int64_t engine_read_bytes = 0;  // what the engine asked for
-  int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run
+  int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run; -1 = unknown
   uint64_t cache_hits = 0, cache_accesses = 0;
   std::string notice;             // fallbacks taken (no io_uring, no O_DIRECT)
 };
