@@ -30,8 +30,8 @@ absl::StatusOr<NeuronReads> PlanNeuronReads(const ModelSpec& model, const ModelB
   NeuronReads r;
   const bool gated = model.ffn_type == FfnType::kGated;
   switch (layout) {
-    case LayoutKind::kBundle:
-      r.first_bytes = bytes.bundle_flash_bytes;
+    case LayoutKind::kBundle:  // whole pages: the smallest read a block device does
+      r.first_bytes = AlignUp(bytes.bundle_flash_bytes, page_bytes);
       r.first_reads = 1;
       return r;
     case LayoutKind::kSplitBundle:

@@ -1,6 +1,7 @@
 // How one FFN neuron's bytes sit on flash and which reads fetch them:
 //  - "bundle": gate row i + up row i + down column i (or up + down for ReLU
-//    up/down FFNs) contiguous, padded to the alignment, fetched by one read;
+//    up/down FFNs) contiguous, padded to the alignment, fetched by one read of
+//    whole pages;
 //  - "split-bundle": the padded bundle read as two 4 KB halves, the second only
 //    when the gate output is non-zero (PowerInfer-2's INT4 layout);
 //  - "matrix": each matrix stored separately, one page-aligned read per row.
