@@ -27,7 +27,22 @@ class GeneratorSource : public TokenSource {
   TraceGenerator generator_;
 };
 
+class StepSource : public TokenSource {
+ public:
+  explicit StepSource(int steps) : left_(steps) {}
+  const TraceHeader& header() const override { return header_; }
+  absl::StatusOr<bool> Next(TokenActivations*) override { return left_-- > 0; }
+
+ private:
+  TraceHeader header_;
+  int left_;
+};
+
 }  // namespace
+
+std::unique_ptr<TokenSource> MakeStepSource(int steps) {
+  return std::make_unique<StepSource>(steps);
+}
 
 absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& path) {
   absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);

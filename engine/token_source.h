@@ -20,6 +20,8 @@ class TokenSource {
 };
 
 absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& path);
+// `steps` empty tokens, for a model that makes its own activations (the real model).
+std::unique_ptr<TokenSource> MakeStepSource(int steps);
 std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
                                                  uint64_t tokens);
 

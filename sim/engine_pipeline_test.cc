@@ -29,17 +29,6 @@ class PlanStrategy : public Strategy {
   std::function<NodeId(WorkPlan*)> plan_;
 };
 
-class EmptyTokens : public TokenSource {
- public:
-  explicit EmptyTokens(int n) : left_(n) {}
-  const TraceHeader& header() const override { return header_; }
-  absl::StatusOr<bool> Next(TokenActivations* t) override { return left_-- > 0; }
-
- private:
-  TraceHeader header_;
-  int left_;
-};
-
 struct SimClockForTest : Clock {
   explicit SimClockForTest(const EventQueue* q) : q(q) {}
   Nanos Now() const override { return q->now(); }
@@ -54,8 +43,8 @@ RunRecord RunPlan(std::function<NodeId(WorkPlan*)> plan, int tokens = 1) {
       SimComputeBackend::Create(&q, ToyDevice(), {.compute_threads = 1, .io_core_class = ""});
   EXPECT_TRUE(compute.ok());
   PlanStrategy strategy(std::move(plan));
-  EmptyTokens source(tokens);
-  Engine engine(Env{&clock, &flash, compute->get()}, &strategy, &source, {});
+  std::unique_ptr<TokenSource> source = MakeStepSource(tokens);
+  Engine engine(Env{&clock, &flash, compute->get()}, &strategy, source.get(), {});
   engine.Start();
   q.Run();
   EXPECT_TRUE(engine.finished());

@@ -23,23 +23,17 @@ class SimClock : public Clock {
 
 }  // namespace
 
+RunSetupConfig RunSetupOf(const SimulationConfig& c) {
+  return {.model = c.model, .trace_path = c.trace_path, .seed = c.seed, .tokens = c.tokens,
+          .strategy = c.strategy, .options = c.options, .policy = c.policy,
+          .memory_bytes = c.memory_bytes, .ffn_resident = c.ffn_resident,
+          .prompt_tokens = c.prompt_tokens, .threads = c.threads,
+          .cpu_cores = c.device.total_cores(), .npu_present = c.device.npu.present};
+}
+
 absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   if (absl::Status s = c.device.Validate(c.device.name); !s.ok()) return s;
-  RunSetupConfig rc;
-  rc.model = c.model;
-  rc.trace_path = c.trace_path;
-  rc.seed = c.seed;
-  rc.tokens = c.tokens;
-  rc.strategy = c.strategy;
-  rc.options = c.options;
-  rc.policy = c.policy;
-  rc.memory_bytes = c.memory_bytes;
-  rc.ffn_resident = c.ffn_resident;
-  rc.prompt_tokens = c.prompt_tokens;
-  rc.threads = c.threads;
-  rc.cpu_cores = c.device.total_cores();
-  rc.npu_present = c.device.npu.present;
-  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
+  absl::StatusOr<RunSetup> setup = PrepareRun(RunSetupOf(c));
   if (!setup.ok()) return setup.status();
   const uint64_t tokens = setup->tokens;
   std::unique_ptr<Strategy>& strategy = setup->strategy;

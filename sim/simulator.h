@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "devices/device_profile.h"
 #include "engine/engine.h"
+#include "engine/run_setup.h"
 #include "engine/strategy.h"
 #include "sim/timeline.h"
 #include "traces/model_spec.h"
@@ -49,5 +50,8 @@ struct SimulationResult {
 };
 
 absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& config);
+
+// The run-setup part of a simulation's configuration (cores and NPU from its device).
+RunSetupConfig RunSetupOf(const SimulationConfig& config);
 
 }  // namespace sparseflash

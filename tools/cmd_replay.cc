@@ -40,19 +40,6 @@ int RunReplay(const ReplayArgs& a) {
     if (!bytes.ok()) return ReportError(bytes.status());
     memory = *bytes;
   }
-  RunSetupConfig rc{.model = *model, .trace_path = a.trace, .seed = a.seed, .tokens = a.tokens,
-                    .strategy = a.strategy, .options = a.options, .policy = a.policy,
-                    .memory_bytes = memory, .ffn_resident = a.ffn_resident,
-                    .threads = a.threads,
-                    .cpu_cores = static_cast<int>(std::thread::hardware_concurrency()),
-                    .npu_present = false};
-  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
-  if (!setup.ok()) return ReportError(setup.status());
-  absl::StatusOr<RealRunResult> real =
-      RunReal(*setup, *model, {.weights_path = a.weights, .io = a.io});
-  if (!real.ok()) return ReportError(real.status());
-  if (!real->notice.empty()) std::fprintf(stderr, "%s\n", real->notice.c_str());
-
   SimulationConfig sc;
   sc.device = *device;
   sc.model = *model;
@@ -65,6 +52,16 @@ int RunReplay(const ReplayArgs& a) {
   sc.tokens = a.tokens;
   sc.threads = a.threads;
   sc.seed = a.seed;
+  // The real run uses this machine's cores; the prediction the profile's.
+  RunSetupConfig rc = RunSetupOf(sc);
+  rc.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
+  rc.npu_present = false;
+  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
+  if (!setup.ok()) return ReportError(setup.status());
+  absl::StatusOr<RealRunResult> real =
+      RunReal(*setup, *model, {.weights_path = a.weights, .io = a.io});
+  if (!real.ok()) return ReportError(real.status());
+  if (!real->notice.empty()) std::fprintf(stderr, "%s\n", real->notice.c_str());
   absl::StatusOr<SimulationResult> predicted = Simulate(sc);
   if (!predicted.ok()) return ReportError(predicted.status());
   const RunSummary m = Summarize(real->record), p = Summarize(predicted->record);

@@ -3,21 +3,6 @@
 #include "engine/real/real_env.h"
 
 namespace sparseflash {
-namespace {
-
-// A source of `n` steps; the real model makes its own activations.
-class Steps : public TokenSource {
- public:
-  explicit Steps(int n) : left_(n) {}
-  const TraceHeader& header() const override { return header_; }
-  absl::StatusOr<bool> Next(TokenActivations* token) override { return left_-- > 0; }
-
- private:
-  TraceHeader header_;
-  int left_;
-};
-
-}  // namespace
 
 absl::StatusOr<TinyGenerateResult> GenerateTiny(const TinyModel& model, const Tokenizer& tokenizer,
                                                 const TinyGenerateOptions& o) {
@@ -43,8 +28,8 @@ absl::StatusOr<TinyGenerateResult> GenerateTiny(const TinyModel& model, const To
   }
   RealClock clock;
   ThreadPoolCompute compute(1, &queue);
-  Steps steps(positions);
-  Engine engine(Env{&clock, flash->get(), &compute}, strategy->get(), &steps,
+  std::unique_ptr<TokenSource> steps = MakeStepSource(positions);
+  Engine engine(Env{&clock, flash->get(), &compute}, strategy->get(), steps.get(),
                 EngineOptions{.max_tokens = static_cast<uint64_t>(positions)});
   const int64_t kernel_before = ProcessStorageReadBytes();
   if (absl::Status s = RunOnThisThread(engine, queue); !s.ok()) return s;
