@@ -36,7 +36,7 @@ struct FlashRead {
   int32_t count = 1;
   int32_t max_in_flight = 1;
   bool sequential = false;
-  int64_t range_bytes = 0;  // address range the reads fall in; 0 = large
+  int64_t range_bytes = 0;                   // address range the reads fall in; 0 = large
   std::shared_ptr<const ReadTarget> target;  // real devices only
 };
 

@@ -117,8 +117,9 @@ absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
     if (kv[0] == "layout") w.layout = kv[1];
   }
   absl::StatusOr<LayoutKind> layout = ParseLayout(w.layout);
-  if (!layout.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": header.layout: ",
-                                                                   layout.status().message()));
+  if (!layout.ok())
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": header.layout: ", layout.status().message()));
   const WeightFileInfo want = PlanWeightFile(model, *layout);
   if (w.model != want.model || w.quantization != want.quantization) {
     return absl::InvalidArgumentError(absl::StrCat(path, ": header.model is ", w.model, " (",
@@ -127,10 +128,9 @@ absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
   }
   if (w.neurons != want.neurons || w.neuron_stride != want.neuron_stride ||
       w.file_bytes != want.file_bytes) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": header sizes do not match ", model.name, " (neurons ", w.neurons,
-                     " vs ", want.neurons, ", stride ", w.neuron_stride, " vs ",
-                     want.neuron_stride, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": header sizes do not match ", model.name, " (neurons ", w.neurons, " vs ",
+        want.neurons, ", stride ", w.neuron_stride, " vs ", want.neuron_stride, ")"));
   }
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);

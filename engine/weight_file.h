@@ -36,8 +36,7 @@ WeightFileInfo PlanWeightFile(const ModelSpec& model, LayoutKind layout);
 // Writes the file; `progress(bytes_done, bytes_total)` now and then. Refuses an
 // existing `path` unless `overwrite`.
 absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const std::string& path,
-                             bool overwrite,
-                             const std::function<void(int64_t, int64_t)>& progress);
+                             bool overwrite, const std::function<void(int64_t, int64_t)>& progress);
 
 // Reads and checks a weight file's header against `model` and `layout`, and its
 // size; errors name the file and the field.

@@ -12,9 +12,9 @@ TEST(WeightFile, WritesTheModelsShapeAndChecksIt) {
   ModelSpec model = *LoadModel("tinystories-relu-260k");
   const std::string path = ::testing::TempDir() + "/tiny.sfw";
   int64_t last = 0;
-  ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, path, true,
-                              [&](int64_t done, int64_t) { last = done; })
-                  .ok());
+  ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, path, true, [&](int64_t done, int64_t) {
+                last = done;
+              }).ok());
   const WeightFileInfo plan = PlanWeightFile(model, LayoutKind::kBundle);
   EXPECT_EQ(static_cast<int64_t>(std::filesystem::file_size(path)), plan.file_bytes);
   EXPECT_EQ(last, plan.file_bytes);

@@ -1,8 +1,8 @@
 #include "sim/simulator.h"
 
 #include "absl/strings/str_cat.h"
-#include "engine/run_setup.h"
 #include "engine/model_bytes.h"
+#include "engine/run_setup.h"
 #include "engine/token_source.h"
 #include "sim/event_queue.h"
 #include "sim/sim_compute.h"
@@ -24,11 +24,19 @@ class SimClock : public Clock {
 }  // namespace
 
 RunSetupConfig RunSetupOf(const SimulationConfig& c) {
-  return {.model = c.model, .trace_path = c.trace_path, .seed = c.seed, .tokens = c.tokens,
-          .strategy = c.strategy, .options = c.options, .policy = c.policy,
-          .memory_bytes = c.memory_bytes, .ffn_resident = c.ffn_resident,
-          .prompt_tokens = c.prompt_tokens, .threads = c.threads,
-          .cpu_cores = c.device.total_cores(), .npu_present = c.device.npu.present};
+  return {.model = c.model,
+          .trace_path = c.trace_path,
+          .seed = c.seed,
+          .tokens = c.tokens,
+          .strategy = c.strategy,
+          .options = c.options,
+          .policy = c.policy,
+          .memory_bytes = c.memory_bytes,
+          .ffn_resident = c.ffn_resident,
+          .prompt_tokens = c.prompt_tokens,
+          .threads = c.threads,
+          .cpu_cores = c.device.total_cores(),
+          .npu_present = c.device.npu.present};
 }
 
 absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {

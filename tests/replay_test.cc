@@ -19,8 +19,8 @@ TEST_P(ReplayMatchesSimulation, SameDecisionsInBothWorlds) {
   ModelSpec model = *LoadModel("tinystories-relu-260k");
   const std::string weights = ::testing::TempDir() + "/tiny_replay.sfw";
   ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, weights, true, nullptr).ok());
-  RunSetupConfig rc{.model = model, .tokens = 24, .strategy = GetParam(), .ffn_resident = 0.3,
-                    .cpu_cores = 2};
+  RunSetupConfig rc{
+      .model = model, .tokens = 24, .strategy = GetParam(), .ffn_resident = 0.3, .cpu_cores = 2};
   absl::StatusOr<RunSetup> setup = PrepareRun(rc);
   ASSERT_TRUE(setup.ok()) << setup.status();
   absl::StatusOr<RealRunResult> real = RunReal(*setup, model, {.weights_path = weights});
@@ -55,8 +55,8 @@ TEST(Replay, WeightFileOfAnotherModelIsRejected) {
   const std::string weights = ::testing::TempDir() + "/tiny_other.sfw";
   ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, weights, true, nullptr).ok());
   ModelSpec other = *LoadModel("turbosparse-mistral-7b");
-  RunSetupConfig rc{.model = other, .tokens = 2, .strategy = "powerinfer2", .ffn_resident = 0.5,
-                    .cpu_cores = 2};
+  RunSetupConfig rc{
+      .model = other, .tokens = 2, .strategy = "powerinfer2", .ffn_resident = 0.5, .cpu_cores = 2};
   absl::StatusOr<RunSetup> setup = PrepareRun(rc);
   ASSERT_TRUE(setup.ok()) << setup.status();
   absl::StatusOr<RealRunResult> real = RunReal(*setup, other, {.weights_path = weights});

@@ -8,9 +8,9 @@
 #include "absl/strings/str_split.h"
 #include "engine/real/tiny_generate.h"
 #include "engine/real/tiny_record.h"
-#include "traces/trace_reader.h"
 #include "gtest/gtest.h"
 #include "tests/shared_data.h"
+#include "traces/trace_reader.h"
 
 namespace sparseflash {
 namespace {
@@ -53,9 +53,9 @@ class EveryBudget : public ::testing::TestWithParam<std::tuple<const char*, doub
 
 TEST_P(EveryBudget, OffloadedEngineMatchesTheGoldenText) {
   auto [strategy, resident] = GetParam();
-  for (auto [name, prompt] : {std::pair{"greedy_from_bos", ""},
-                              std::pair{"greedy_prompt_big_dog",
-                                        "Once upon a time, there was a big dog"}}) {
+  for (auto [name, prompt] :
+       {std::pair{"greedy_from_bos", ""},
+        std::pair{"greedy_prompt_big_dog", "Once upon a time, there was a big dog"}}) {
     TinyGenerateOptions o = Options(strategy, resident);
     o.prompt = prompt;
     absl::StatusOr<TinyGenerateResult> r = GenerateTiny(Tiny().model, Tiny().tokenizer, o);
@@ -77,10 +77,10 @@ TEST_P(EveryBudget, OffloadedEngineMatchesTheGoldenText) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    StrategiesAndBudgets, EveryBudget,
-    ::testing::Combine(::testing::Values("powerinfer2", "llmflash", "llamacpp", "in_memory"),
-                       ::testing::Values(1.0, 0.5, 0.1, 0.0)));
+INSTANTIATE_TEST_SUITE_P(StrategiesAndBudgets, EveryBudget,
+                         ::testing::Combine(::testing::Values("powerinfer2", "llmflash", "llamacpp",
+                                                              "in_memory"),
+                                            ::testing::Values(1.0, 0.5, 0.1, 0.0)));
 
 TEST(TinyEngine, MoreCacheReadsLess) {
   int64_t previous = INT64_MAX;

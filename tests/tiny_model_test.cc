@@ -1,10 +1,11 @@
 // The real TinyStories model's forward pass against the golden outputs in
 // ../shared/data: exact tokens and text, and at least 99 % of the active sets.
+#include "engine/tiny/tiny_model.h"
+
 #include <fstream>
 #include <sstream>
 
 #include "absl/strings/str_split.h"
-#include "engine/tiny/tiny_model.h"
 #include "engine/tiny/tokenizer.h"
 #include "gtest/gtest.h"
 #include "tests/shared_data.h"
@@ -22,8 +23,8 @@ std::string Golden(const std::string& name) {
 }
 
 struct GoldenRun {
-  std::vector<std::pair<int, int>> tokens;                   // (token, next) per position
-  std::vector<std::vector<std::vector<uint32_t>>> active;   // [pos][layer]
+  std::vector<std::pair<int, int>> tokens;                 // (token, next) per position
+  std::vector<std::vector<std::vector<uint32_t>>> active;  // [pos][layer]
 };
 
 GoldenRun ParseTrace(const std::string& text) {
@@ -46,7 +47,8 @@ class TinyGolden : public ::testing::TestWithParam<std::pair<const char*, const 
 
 TEST_P(TinyGolden, DenseForwardReproducesTheGoldenRun) {
   auto [name, prompt] = GetParam();
-  absl::StatusOr<TinyModel> model = TinyModel::Load(SharedData("tinystories-relu-260k/model_qint80.bin"));
+  absl::StatusOr<TinyModel> model =
+      TinyModel::Load(SharedData("tinystories-relu-260k/model_qint80.bin"));
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<Tokenizer> tok =
       Tokenizer::Load(SharedData("tinystories-relu-260k/tok1024.bin"), model->config().vocab);
@@ -79,11 +81,11 @@ TEST_P(TinyGolden, DenseForwardReproducesTheGoldenRun) {
   EXPECT_EQ(text, want);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Golden, TinyGolden,
-    ::testing::Values(std::pair{"greedy_from_bos", ""},
-                      std::pair{"greedy_prompt_big_dog", "Once upon a time, there was a big dog"}),
-    [](const auto& info) { return std::string(info.param.first); });
+INSTANTIATE_TEST_SUITE_P(Golden, TinyGolden,
+                         ::testing::Values(std::pair{"greedy_from_bos", ""},
+                                           std::pair{"greedy_prompt_big_dog",
+                                                     "Once upon a time, there was a big dog"}),
+                         [](const auto& info) { return std::string(info.param.first); });
 
 TEST(TinyModel, DamagedFilesNameTheFileAndField) {
   std::string data;
@@ -92,9 +94,7 @@ TEST(TinyModel, DamagedFilesNameTheFileAndField) {
     data.assign(std::istreambuf_iterator<char>(in), {});
   }
   const std::string path = ::testing::TempDir() + "/bad_model.bin";
-  auto write = [&](const std::string& bytes) {
-    std::ofstream(path, std::ios::binary) << bytes;
-  };
+  auto write = [&](const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; };
   write(data.substr(0, data.size() - 100));
   absl::StatusOr<TinyModel> m = TinyModel::Load(path);
   ASSERT_FALSE(m.ok());

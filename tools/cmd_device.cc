@@ -1,12 +1,12 @@
 // sparseflash device list|show.
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "absl/strings/str_format.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
 #include "engine/real/calibrate.h"
-#include <fstream>
-#include <filesystem>
 #include "tools/cli.h"
 
 namespace sparseflash::cli {
@@ -33,8 +33,9 @@ int RunCalibrate(const std::string& scratch, const std::string& out, bool quick,
   if (!force && std::filesystem::exists(out)) {
     return ReportError(absl::AlreadyExistsError(out + " exists; use --force to replace it"));
   }
-  CalibrateOptions o{.scratch_dir = scratch, .quick = quick,
-                     .progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }};
+  CalibrateOptions o{.scratch_dir = scratch, .quick = quick, .progress = [](const std::string& s) {
+                       std::fprintf(stderr, "%s\n", s.c_str());
+                     }};
   absl::StatusOr<DeviceProfile> d = CalibrateHost(o);
   if (!d.ok()) return ReportError(d.status());
   const std::string tmp = out + ".tmp";

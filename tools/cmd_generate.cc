@@ -32,8 +32,8 @@ absl::StatusOr<TinyGenerateResult> Run(const GenerateArgs& a, TinyModel* model_o
   o.io = a.io;
   const std::string dir =
       a.scratch.empty() ? std::filesystem::temp_directory_path().string() : a.scratch;
-  o.flash_file = (std::filesystem::path(dir) /
-                  absl::StrCat("sparseflash-", getpid(), ".sfweights")).string();
+  o.flash_file =
+      (std::filesystem::path(dir) / absl::StrCat("sparseflash-", getpid(), ".sfweights")).string();
   o.strategy.strategy = a.strategy;
   o.strategy.policy = a.policy;
   if (!a.memory.empty()) {
@@ -110,8 +110,7 @@ void AddGenerateCommands(CLI::App& app, CLI::App& trace, Dispatch& dispatch) {
       if (!r.ok()) return ReportError(r.status());
       absl::Status s = WriteTinyTrace(model, *r, b->prompt, b->trace_out, b->force);
       if (!s.ok()) return ReportError(s);
-      std::fprintf(stderr, "wrote %s: %zu tokens\n", b->trace_out.c_str(),
-                   r->output.active.size());
+      std::fprintf(stderr, "wrote %s: %zu tokens\n", b->trace_out.c_str(), r->output.active.size());
       return 0;
     };
   });

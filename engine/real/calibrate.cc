@@ -85,10 +85,14 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
     }
     done = Done();
     const auto t0 = std::chrono::steady_clock::now();
-    (*dev)->Submit({.request_bytes = size, .count = count, .max_in_flight = depth,
-                    .sequential = sequential, .target = target});
+    (*dev)->Submit({.request_bytes = size,
+                    .count = count,
+                    .max_in_flight = depth,
+                    .sequential = sequential,
+                    .target = target});
     while (!done.finished) queue.Pop()();
-    if (!done.ok) return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
+    if (!done.ok)
+      return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
     return static_cast<double>(count) * size / Seconds(t0);
   };
   // Grow the batch until one lasts `seconds_target`, then take the median of three.
@@ -226,8 +230,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                                MemInfo("MemTotal") >> 30, " GiB");
   d.soc = CpuModel();
   d.measured_on = date;
-  d.sources = absl::StrCat("sparseflash device calibrate", o.quick ? " --quick" : "", " on ",
-                           date);
+  d.sources = absl::StrCat("sparseflash device calibrate", o.quick ? " --quick" : "", " on ", date);
   d.flash.interface = "scratch file in " + o.scratch_dir;
   d.flash.command_queue_depth = 64;
   d.flash.command_queues = 1;
@@ -245,8 +248,10 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       absl::StatusOr<double> tp =
           MeasureReads(path, file_bytes, size, depth, false, seconds, &notice);
       if (!tp.ok()) return tp.status();
-      d.flash.points.push_back({.request_bytes = size, .queue_depth = depth,
-                                .range_bytes = file_bytes, .throughput_bytes_per_s = *tp,
+      d.flash.points.push_back({.request_bytes = size,
+                                .queue_depth = depth,
+                                .range_bytes = file_bytes,
+                                .throughput_bytes_per_s = *tp,
                                 .source = absl::StrCat("measured ", date)});
       say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s", size, depth, *tp / 1e6));
     }
@@ -254,7 +259,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   absl::StatusOr<double> seq =
       MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice);
   if (!seq.ok()) return seq.status();
-  d.flash.points.push_back({.request_bytes = 1 << 20, .sequential = true,
+  d.flash.points.push_back({.request_bytes = 1 << 20,
+                            .sequential = true,
                             .throughput_bytes_per_s = *seq,
                             .source = absl::StrCat("measured ", date)});
   say(absl::StrFormat("sequential 1 MiB: %.1f MB/s", *seq / 1e6));
@@ -265,7 +271,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   const double all = MeasureDramRead(cores, dram_bytes);
   const double copy = MeasureCopy(dram_bytes / 2);
   const double kernel = MeasureKernel(o.quick ? 0.3 : 1.0);
-  say(absl::StrFormat("DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
+  say(
+      absl::StrFormat("DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
                       "sparse FFN kernel %.2f GB/s per core (%s)",
                       one / 1e9, all / 1e9, cores, copy / 1e9, kernel / 1e9, SparseFfnTarget()));
   CoreClassSpec core;

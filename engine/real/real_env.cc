@@ -4,11 +4,11 @@
 #include <liburing.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
-#include <algorithm>
 #include <list>
 
 #include "absl/strings/str_cat.h"
@@ -113,8 +113,8 @@ class PreadFlashDevice : public RealFlashBase {
         ++p.job->in_flight;
       }
       const FlashRead& r = p.job->read;
-      ssize_t n = pread(fd_, Destination(*p.job, p.index), r.request_bytes,
-                        r.target->offsets[p.index]);
+      ssize_t n =
+          pread(fd_, Destination(*p.job, p.index), r.request_bytes, r.target->offsets[p.index]);
       std::unique_ptr<Job> finished;
       {
         std::lock_guard<std::mutex> lock(mu_);

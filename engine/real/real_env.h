@@ -47,9 +47,9 @@ class DeviceCounters {
 
 struct FlashOpenOptions {
   std::string path;
-  bool direct = true;        // O_DIRECT; false only where the file system refuses it
-  int queue_depth = 32;      // io_uring entries / pread threads
-  std::string io = "auto";   // "uring", "pread" or "auto" (uring, else pread with a notice)
+  bool direct = true;       // O_DIRECT; false only where the file system refuses it
+  int queue_depth = 32;     // io_uring entries / pread threads
+  std::string io = "auto";  // "uring", "pread" or "auto" (uring, else pread with a notice)
 };
 
 // Opens the weight file and the device; `notice` gets one line when a fallback
@@ -80,6 +80,48 @@ class FaultInjectingFlashDevice : public FlashDevice, public CompletionSink {
   CompletionSink* sink_ = nullptr;
   int fail_nth_;
   int seen_ = 0;
+};
+
+// Records every batch submitted (tag, size, count, first offset) and its outcome.
+class TracingFlashDevice : public FlashDevice, public CompletionSink {
+ public:
+  struct Entry {
+    uint64_t tag;
+    int64_t request_bytes;
+    int32_t count;
+    int64_t first_offset;  // -1 without a target
+    bool done = false, ok = false;
+  };
+  explicit TracingFlashDevice(std::unique_ptr<FlashDevice> inner) : inner_(std::move(inner)) {}
+  void SetSink(CompletionSink* sink) override {
+    sink_ = sink;
+    inner_->SetSink(this);
+  }
+  void Submit(const FlashRead& read) override {
+    const int64_t first =
+        read.target && !read.target->offsets.empty() ? read.target->offsets[0] : -1;
+    entries_.push_back({read.tag, read.request_bytes, read.count, first});
+    inner_->Submit(read);
+  }
+  int64_t bytes_read() const override { return inner_->bytes_read(); }
+  Nanos busy_time() const override { return inner_->busy_time(); }
+  void OnReadDone(uint64_t tag, bool ok) override {
+    for (Entry& e : entries_) {
+      if (e.tag == tag && !e.done) {
+        e.done = true;
+        e.ok = ok;
+        break;
+      }
+    }
+    sink_->OnReadDone(tag, ok);
+  }
+  void OnComputeDone(uint64_t) override {}
+  const std::vector<Entry>& entries() const { return entries_; }
+
+ private:
+  std::unique_ptr<FlashDevice> inner_;
+  CompletionSink* sink_ = nullptr;
+  std::vector<Entry> entries_;
 };
 
 // N worker threads running each task's work.

@@ -110,8 +110,8 @@ class RealizingCompute : public ComputeBackend {
     for (uint8_t* base : {arena_.get(), resident_.get()}) {
       const int64_t n = base == arena_.get() ? arena_bundles_ : resident_bundles_;
       for (int64_t k = 0; k < n * 3; ++k) {
-        uint16_t* scales = reinterpret_cast<uint16_t*>(base + k * shape_.row_bytes() +
-                                                       shape_.d_model / 2);
+        uint16_t* scales =
+            reinterpret_cast<uint16_t*>(base + k * shape_.row_bytes() + shape_.d_model / 2);
         for (int g = 0; g < shape_.d_model / shape_.group; ++g) scales[g] = FloatToHalf(0.01f);
       }
     }

@@ -12,8 +12,8 @@ namespace sparseflash {
 namespace {
 
 void BM_SparseFfn(benchmark::State& state) {
-  const FfnKernelShape s{.d_model = 4096, .group = 32, .bits = static_cast<int>(state.range(0)),
-                         .gated = true};
+  const FfnKernelShape s{
+      .d_model = 4096, .group = 32, .bits = static_cast<int>(state.range(0)), .gated = true};
   const int64_t arena_bundles = (int64_t{512} << 20) / s.bundle_bytes();
   std::vector<uint8_t> arena(arena_bundles * s.bundle_bytes(), 0x99);  // nibbles 9: weight +1
   for (int64_t k = 0; k < arena_bundles; ++k) {

@@ -6,8 +6,8 @@ namespace sparseflash {
 
 absl::StatusOr<TinyGenerateResult> GenerateTiny(const TinyModel& model, const Tokenizer& tokenizer,
                                                 const TinyGenerateOptions& o) {
-  const int positions = o.positions > 0 ? std::min(o.positions, model.config().seq_len)
-                                        : model.config().seq_len;
+  const int positions =
+      o.positions > 0 ? std::min(o.positions, model.config().seq_len) : model.config().seq_len;
   std::vector<int> prompt = tokenizer.Encode(o.prompt);
   if (static_cast<int>(prompt.size()) > positions) {
     return absl::InvalidArgumentError("the prompt is longer than the positions to run");
@@ -19,9 +19,9 @@ absl::StatusOr<TinyGenerateResult> GenerateTiny(const TinyModel& model, const To
 
   TinyGenerateResult result;
   CompletionQueue queue;
-  absl::StatusOr<std::unique_ptr<FlashDevice>> flash = OpenFlashDevice(
-      {.path = o.flash_file, .queue_depth = o.strategy.io_depth, .io = o.io}, &queue,
-      &result.notice);
+  absl::StatusOr<std::unique_ptr<FlashDevice>> flash =
+      OpenFlashDevice({.path = o.flash_file, .queue_depth = o.strategy.io_depth, .io = o.io},
+                      &queue, &result.notice);
   if (!flash.ok()) return flash.status();
   if (o.fail_nth_read > 0) {
     *flash = std::make_unique<FaultInjectingFlashDevice>(*std::move(flash), o.fail_nth_read);

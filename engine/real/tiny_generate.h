@@ -18,11 +18,11 @@ namespace sparseflash {
 
 struct TinyGenerateOptions {
   std::string prompt;
-  int positions = 0;          // 0 = the model's context
-  std::string flash_file;     // where the bundles are written (and read from)
-  std::string io = "auto";    // uring | pread | auto
+  int positions = 0;        // 0 = the model's context
+  std::string flash_file;   // where the bundles are written (and read from)
+  std::string io = "auto";  // uring | pread | auto
   TinyStrategyOptions strategy;
-  int fail_nth_read = 0;      // tests: fail this read (1-based) with an I/O error
+  int fail_nth_read = 0;  // tests: fail this read (1-based) with an I/O error
 };
 
 struct TinyGenerateResult {
@@ -34,7 +34,7 @@ struct TinyGenerateResult {
   int64_t engine_read_bytes = 0;  // what the engine asked for
   int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run; -1 = unknown
   uint64_t cache_hits = 0, cache_accesses = 0;
-  std::string notice;             // fallbacks taken (no io_uring, no O_DIRECT)
+  std::string notice;  // fallbacks taken (no io_uring, no O_DIRECT)
 };
 
 absl::StatusOr<TinyGenerateResult> GenerateTiny(const TinyModel& model, const Tokenizer& tokenizer,

@@ -128,8 +128,8 @@ absl::StatusOr<TinyModel> TinyModel::Load(const std::string& path) {
   m.file_bytes_ = static_cast<int64_t>(data.size());
   TinyConfig& c = m.c_;
   c = {shape[0], shape[1], shape[2], shape[3], shape[4], shape[5], shape[6], shared == 1, group};
-  const char* names[] = {"dim", "hidden_dim", "n_layers", "n_heads", "n_kv_heads", "vocab_size",
-                         "seq_len"};
+  const char* names[] = {"dim",        "hidden_dim", "n_layers", "n_heads",
+                         "n_kv_heads", "vocab_size", "seq_len"};
   for (int i = 0; i < 7; ++i) {
     if (shape[i] <= 0 || shape[i] > (1 << 20)) {
       return absl::InvalidArgumentError(
@@ -138,10 +138,10 @@ absl::StatusOr<TinyModel> TinyModel::Load(const std::string& path) {
   }
   if (group <= 0 || c.dim % group != 0 || c.hidden % group != 0 || !c.shared_classifier ||
       c.dim % c.heads != 0 || c.heads != c.kv_heads) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ": header describes an unsupported shape (group_size ", group, ", dim ", c.dim,
-        ", hidden ", c.hidden, ", heads ", c.heads, "/", c.kv_heads, ", shared classifier ",
-        int{shared}, ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": header describes an unsupported shape (group_size ", group, ", dim ",
+                     c.dim, ", hidden ", c.hidden, ", heads ", c.heads, "/", c.kv_heads,
+                     ", shared classifier ", int{shared}, ")"));
   }
   Reader r(data, path);
   r.Skip(kHeaderBytes);
@@ -150,8 +150,7 @@ absl::StatusOr<TinyModel> TinyModel::Load(const std::string& path) {
                               std::tuple{&m.final_norm, c.dim, "final norm"}}) {
     if (absl::Status s = r.Read(vec, n, what); !s.ok()) return s;
   }
-  if (absl::Status s = r.Tensor(&m.embedding, c.vocab, c.dim, group, "token embedding");
-      !s.ok()) {
+  if (absl::Status s = r.Tensor(&m.embedding, c.vocab, c.dim, group, "token embedding"); !s.ok()) {
     return s;
   }
   struct Spec {
@@ -178,9 +177,7 @@ absl::StatusOr<TinyModel> TinyModel::Load(const std::string& path) {
   return m;
 }
 
-int64_t TinyModel::bundle_bytes() const {
-  return c_.dim + 4 + c_.dim + int64_t{4} * c_.dim;
-}
+int64_t TinyModel::bundle_bytes() const { return c_.dim + 4 + c_.dim + int64_t{4} * c_.dim; }
 
 void TinyModel::WriteBundle(int layer, int neuron, uint8_t* out) const {
   const int dim = c_.dim, hidden = c_.hidden, group = c_.group;
@@ -300,7 +297,8 @@ std::vector<uint32_t> TinyForward::FinishFfn(int l, const std::vector<uint32_t>&
   for (size_t k = 0; k < neurons.size(); ++k) by_neuron[neurons[k]] = bundles[k];
   for (uint32_t n : active) {
     const int8_t* down = reinterpret_cast<const int8_t*>(by_neuron[n] + dim + 4);
-    for (int j = 0; j < dim; ++j) isum[size_t(j) * groups + n / group] += int32_t{down[j]} * hq.q[n];
+    for (int j = 0; j < dim; ++j)
+      isum[size_t(j) * groups + n / group] += int32_t{down[j]} * hq.q[n];
   }
   for (int j = 0; j < dim; ++j) {
     float acc = 0;

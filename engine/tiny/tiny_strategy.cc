@@ -64,30 +64,32 @@ TinyStrategy::~TinyStrategy() {
   std::free(staging_);
 }
 
-absl::StatusOr<std::unique_ptr<TinyStrategy>> TinyStrategy::Create(
-    const TinyModel& model, std::vector<int> prompt, const TinyStrategyOptions& o) {
+absl::StatusOr<std::unique_ptr<TinyStrategy>> TinyStrategy::Create(const TinyModel& model,
+                                                                   std::vector<int> prompt,
+                                                                   const TinyStrategyOptions& o) {
   const Flavor* flavor = nullptr;
   for (const Flavor& f : kFlavors) {
     if (o.strategy == f.name) flavor = &f;
   }
   if (flavor == nullptr) {
-    return absl::NotFoundError(absl::StrCat("unknown strategy '", o.strategy,
-                                            "'; known: powerinfer2, llmflash, llamacpp, in_memory"));
+    return absl::NotFoundError(absl::StrCat(
+        "unknown strategy '", o.strategy, "'; known: powerinfer2, llmflash, llamacpp, in_memory"));
   }
   if (prompt.empty()) return absl::InvalidArgumentError("the prompt needs at least BOS");
   const TinyConfig& c = model.config();
   const int64_t bundle = model.bundle_bytes();
   const int64_t neurons = int64_t{c.layers} * c.hidden;
   // Resident: every weight but the up/down bundles, the int8 KV cache, staging.
-  const int64_t resident = model.file_bytes() - neurons * bundle + int64_t{2} * c.layers * c.seq_len * c.dim +
+  const int64_t resident = model.file_bytes() - neurons * bundle +
+                           int64_t{2} * c.layers * c.seq_len * c.dim +
                            int64_t{c.hidden} * kTinyBundleStride;
   int64_t cache_bytes = 0;
   if (o.strategy == "in_memory") {
     cache_bytes = neurons * bundle;
     if (o.memory_bytes >= 0 && o.memory_bytes < resident + cache_bytes) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "in_memory needs ", FormatBytes(resident + cache_bytes), "; --memory is ",
-          FormatBytes(o.memory_bytes)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("in_memory needs ", FormatBytes(resident + cache_bytes), "; --memory is ",
+                       FormatBytes(o.memory_bytes)));
     }
   } else if (o.ffn_resident >= 0) {
     if (o.ffn_resident > 1) return absl::InvalidArgumentError("--ffn-resident is above 1");
@@ -122,8 +124,10 @@ absl::Status TinyStrategy::Init(int64_t cache_bytes, const std::string& policy) 
   }
   slot_of_key_.assign(neurons, -1);
   for (int64_t i = slots_ - 1; i >= 0; --i) free_slots_.push_back(static_cast<int32_t>(i));
-  NeuronCacheOptions co{.key_space = neurons, .capacity_bytes = slots_ * bundle,
-                        .policy = policy, .entry_bytes = bundle};
+  NeuronCacheOptions co{.key_space = neurons,
+                        .capacity_bytes = slots_ * bundle,
+                        .policy = policy,
+                        .entry_bytes = bundle};
   absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
   if (!cache.ok()) return cache.status();
   cache_ = *std::move(cache);
@@ -195,9 +199,8 @@ void TinyStrategy::PlanFfn(int layer, WorkPlan* plan) {
                        .max_in_flight = o_.io_depth,
                        .target = target});
   }
-  auto work = std::make_shared<const std::function<void()>>([this, layer] {
-    out_.active[pos_][layer] = fwd_.FinishFfn(layer, needed_, bundles_);
-  });
+  auto work = std::make_shared<const std::function<void()>>(
+      [this, layer] { out_.active[pos_][layer] = fwd_.FinishFfn(layer, needed_, bundles_); });
   ffn_ = plan->Compute({.kind = ComputeKind::kFfn, .work = work}, {read});
   plan->Depend(end_, ffn_);
 }

@@ -18,9 +18,10 @@ absl::StatusOr<Tokenizer> Tokenizer::Load(const std::string& path, int vocab) {
   for (int i = 0; i < vocab; ++i) {
     float score;
     int32_t len;
-    if (!in.read(reinterpret_cast<char*>(&score), 4) || !in.read(reinterpret_cast<char*>(&len), 4) ||
-        len < 0 || len > max_len) {
-      return absl::DataLossError(absl::StrCat(path, ": token ", i, " is damaged or missing (file has ",
+    if (!in.read(reinterpret_cast<char*>(&score), 4) ||
+        !in.read(reinterpret_cast<char*>(&len), 4) || len < 0 || len > max_len) {
+      return absl::DataLossError(absl::StrCat(path, ": token ", i,
+                                              " is damaged or missing (file has ",
                                               "fewer than the model's ", vocab, " tokens?)"));
     }
     std::string piece(len, '\0');
@@ -49,7 +50,8 @@ std::vector<int> Tokenizer::Encode(const std::string& text) const {
     if (it != ids_.end()) {
       tokens.push_back(it->second);
     } else {
-      for (size_t k = 0; k < len; ++k) tokens.push_back(static_cast<unsigned char>(text[i + k]) + 3);
+      for (size_t k = 0; k < len; ++k)
+        tokens.push_back(static_cast<unsigned char>(text[i + k]) + 3);
     }
     i += len;
   }
