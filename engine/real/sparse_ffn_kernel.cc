@@ -56,17 +56,29 @@ namespace sparseflash {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Weights of one matrix row as floats in [even..., odd...] order for int4 (the
-// two nibbles of byte k are elements 2k and 2k+1), natural order for int8; x is
-// given in the same order.
 // At most 8 lanes: a group of 16 int4 weights is 8 bytes.
 using FloatTag = hn::CappedTag<float, 8>;
 
+// The int4 weights of `lanes` bytes as floats: the low nibbles (even elements)
+// and the high nibbles (odd elements), each stored with an offset of 8.
+struct Nibbles {
+  hn::Vec<FloatTag> even, odd;
+};
+Nibbles LoadInt4(const uint8_t* bytes) {
+  const FloatTag df;
+  const hn::Rebind<int32_t, FloatTag> di;
+  const hn::Rebind<uint8_t, FloatTag> du8;
+  const auto b = hn::PromoteTo(di, hn::LoadU(du8, bytes));
+  return {hn::ConvertTo(df, hn::Sub(hn::And(b, hn::Set(di, 0xf)), hn::Set(di, 8))),
+          hn::ConvertTo(df, hn::Sub(hn::ShiftRight<4>(b), hn::Set(di, 8)))};
+}
+
+// Dot product of one matrix row with x: int4 rows against x split into even and
+// odd elements, int8 rows against x itself.
 float RowDot(const FfnKernelShape& s, const uint8_t* row, const float* x_even, const float* x_odd,
              const float* x) {
   const FloatTag df;
   const hn::Rebind<int32_t, decltype(df)> di;
-  const hn::Rebind<uint8_t, decltype(df)> du8;
   const hn::Rebind<int8_t, decltype(df)> di8;
   const size_t lanes = hn::Lanes(df);
   const uint16_t* scales = reinterpret_cast<const uint16_t*>(row + int64_t{s.d_model} * s.bits / 8);
@@ -77,11 +89,9 @@ float RowDot(const FfnKernelShape& s, const uint8_t* row, const float* x_even, c
       const int half = s.group / 2;  // bytes (and even/odd pairs) per group
       for (int k = 0; k < half; k += static_cast<int>(lanes)) {
         const int byte = g * half + k;
-        const auto b = hn::PromoteTo(di, hn::LoadU(du8, row + byte));
-        const auto lo = hn::ConvertTo(df, hn::Sub(hn::And(b, hn::Set(di, 0xf)), hn::Set(di, 8)));
-        const auto hi = hn::ConvertTo(df, hn::Sub(hn::ShiftRight<4>(b), hn::Set(di, 8)));
-        acc = hn::MulAdd(lo, hn::LoadU(df, x_even + byte), acc);
-        acc = hn::MulAdd(hi, hn::LoadU(df, x_odd + byte), acc);
+        const Nibbles w = LoadInt4(row + byte);
+        acc = hn::MulAdd(w.even, hn::LoadU(df, x_even + byte), acc);
+        acc = hn::MulAdd(w.odd, hn::LoadU(df, x_odd + byte), acc);
       }
     } else {
       const int8_t* w = reinterpret_cast<const int8_t*>(row);
@@ -101,7 +111,6 @@ void Axpy(const FfnKernelShape& s, float h, const uint8_t* col, float* out_even,
           float* out) {
   const FloatTag df;
   const hn::Rebind<int32_t, decltype(df)> di;
-  const hn::Rebind<uint8_t, decltype(df)> du8;
   const hn::Rebind<int8_t, decltype(df)> di8;
   const size_t lanes = hn::Lanes(df);
   const uint16_t* scales = reinterpret_cast<const uint16_t*>(col + int64_t{s.d_model} * s.bits / 8);
@@ -111,11 +120,9 @@ void Axpy(const FfnKernelShape& s, float h, const uint8_t* col, float* out_even,
       const int half = s.group / 2;
       for (int k = 0; k < half; k += static_cast<int>(lanes)) {
         const int byte = g * half + k;
-        const auto b = hn::PromoteTo(di, hn::LoadU(du8, col + byte));
-        const auto lo = hn::ConvertTo(df, hn::Sub(hn::And(b, hn::Set(di, 0xf)), hn::Set(di, 8)));
-        const auto hi = hn::ConvertTo(df, hn::Sub(hn::ShiftRight<4>(b), hn::Set(di, 8)));
-        hn::StoreU(hn::MulAdd(lo, hs, hn::LoadU(df, out_even + byte)), df, out_even + byte);
-        hn::StoreU(hn::MulAdd(hi, hs, hn::LoadU(df, out_odd + byte)), df, out_odd + byte);
+        const Nibbles w = LoadInt4(col + byte);
+        hn::StoreU(hn::MulAdd(w.even, hs, hn::LoadU(df, out_even + byte)), df, out_even + byte);
+        hn::StoreU(hn::MulAdd(w.odd, hs, hn::LoadU(df, out_odd + byte)), df, out_odd + byte);
       }
     } else {
       const int8_t* w = reinterpret_cast<const int8_t*>(col);
