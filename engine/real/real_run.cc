@@ -95,7 +95,7 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
 class RealizingCompute : public ComputeBackend {
  public:
   RealizingCompute(std::unique_ptr<ComputeBackend> inner, const ModelSpec& model,
-                   int64_t arena_bytes, int64_t resident_bytes, int64_t rewrite_bytes)
+                   int64_t arena_bytes, int64_t resident_bytes)
       : inner_(std::move(inner)) {
     shape_.d_model = model.d_model - model.d_model % 64;
     shape_.group = 32;
@@ -105,8 +105,6 @@ class RealizingCompute : public ComputeBackend {
     resident_bundles_ = std::max<int64_t>(1, resident_bytes / shape_.bundle_bytes());
     arena_ = AllocateTouched(arena_bundles_ * shape_.bundle_bytes());
     resident_ = AllocateTouched(resident_bundles_ * shape_.bundle_bytes());
-    rewrite_ = AllocateTouched(2 * std::max<int64_t>(rewrite_bytes, 4096));
-    rewrite_bytes_ = std::max<int64_t>(rewrite_bytes, 4096);
     for (uint8_t* base : {arena_.get(), resident_.get()}) {
       const int64_t n = base == arena_.get() ? arena_bundles_ : resident_bundles_;
       for (int64_t k = 0; k < n * 3; ++k) {
@@ -116,7 +114,7 @@ class RealizingCompute : public ComputeBackend {
       }
     }
   }
-  bool ok() const { return arena_ && resident_ && rewrite_; }
+  bool ok() const { return arena_ && resident_; }
   void SetSink(CompletionSink* sink) override { inner_->SetSink(sink); }
   void Submit(const ComputeTask& task) override {
     ComputeTask t = task;
@@ -128,9 +126,10 @@ class RealizingCompute : public ComputeBackend {
 
  private:
   std::shared_ptr<const std::function<void()>> Work(const ComputeTask& task) {
-    if (task.kind == ComputeKind::kMemoryManagement) {
-      const int64_t bytes = std::min(task.bytes, rewrite_bytes_);
-      uint8_t* buf = rewrite_.get();
+    if (task.kind == ComputeKind::kMemoryManagement) {  // rows moved inside the cache
+      const int64_t half = arena_bundles_ * shape_.bundle_bytes() / 2;
+      const int64_t bytes = std::min(task.bytes, half);
+      uint8_t* buf = arena_.get();
       return std::make_shared<const std::function<void()>>(
           [buf, bytes] { std::memmove(buf, buf + bytes, bytes); });
     }
@@ -154,8 +153,8 @@ class RealizingCompute : public ComputeBackend {
 
   std::unique_ptr<ComputeBackend> inner_;
   FfnKernelShape shape_;
-  int64_t arena_bundles_ = 0, resident_bundles_ = 0, rewrite_bytes_ = 0, next_ = 0;
-  Buffer arena_, resident_, rewrite_;
+  int64_t arena_bundles_ = 0, resident_bundles_ = 0, next_ = 0;
+  Buffer arena_, resident_;
 };
 
 }  // namespace
@@ -187,7 +186,7 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   RealizingFlash realizing_flash(*std::move(flash), *weights);
   auto compute = std::make_unique<RealizingCompute>(
       std::make_unique<ThreadPoolCompute>(resources.compute_threads, &queue), model,
-      result.memory.cache_bytes, result.memory.resident_bytes, int64_t{256} << 20);
+      result.memory.cache_bytes, result.memory.resident_bytes);
   if (!compute->ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate the memory budget: ", FormatBytes(result.memory.resident_bytes),
