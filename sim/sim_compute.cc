@@ -103,25 +103,28 @@ void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTa
     Nanos d = Duration(w, task, &dram_rate);
     w.busy = true;
     w.dram_rate = dram_rate;
-    const Nanos start = queue_->now();
+    w.start = queue_->now();
+    const char* label = ComputeKindName(task.kind);
+    w.task = std::move(task);
     Worker* worker = &w;
     const bool npu = &pool == &npu_;
-    queue_->After(
-        d, [this, worker, task, start, npu] { Finish(worker, task, start, npu); },
-        ComputeKindName(task.kind));
+    queue_->After(d, [this, worker, npu] { Finish(worker, npu); }, label);
   }
 }
 
-void SimComputeBackend::Finish(Worker* w, ComputeTask task, Nanos start, bool npu) {
+void SimComputeBackend::Finish(Worker* w, bool npu) {
   w->busy = false;
-  w->busy_time += queue_->now() - start;
-  if (timeline_) timeline_->Add(w->lane, ComputeKindName(task.kind), start, queue_->now(), 0);
+  w->busy_time += queue_->now() - w->start;
+  const uint64_t tag = w->task.tag;
+  if (timeline_) {
+    timeline_->Add(w->lane, ComputeKindName(w->task.kind), w->start, queue_->now(), 0);
+  }
   if (npu) {
     Dispatch(npu_, npu_waiting_);
   } else {
     Dispatch(cpu_, cpu_waiting_);
   }
-  sink_->OnComputeDone(task.tag);
+  sink_->OnComputeDone(tag);
 }
 
 std::vector<Nanos> SimComputeBackend::busy_times() const {

@@ -44,13 +44,15 @@ class SimComputeBackend : public ComputeBackend {
     double dram_rate = 0;  // bytes/s it draws from DRAM while busy
     Nanos busy_time;
     int lane = 0;
+    ComputeTask task;  // the running task
+    Nanos start;
   };
   SimComputeBackend(EventQueue* queue, const DeviceProfile& profile, Timeline* timeline)
       : queue_(queue), profile_(profile), timeline_(timeline) {}
   void Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting);
   Nanos Duration(const Worker& w, const ComputeTask& task, double* dram_rate) const;
   double DramInUse(bool npu) const;
-  void Finish(Worker* w, ComputeTask task, Nanos start, bool npu);
+  void Finish(Worker* w, bool npu);
 
   EventQueue* queue_;
   DeviceProfile profile_;

@@ -37,7 +37,8 @@ void SimFlashDevice::Reschedule() {
   ++generation_;
   if (active_.empty()) return;
   double total_weight = 0;
-  std::vector<double> weight(active_.size());
+  std::vector<double>& weight = weight_scratch_;
+  weight.resize(active_.size());
   for (size_t i = 0; i < active_.size(); ++i) {
     const Batch& b = active_[i];
     const double reads_left = std::ceil(std::max(0.0, b.remaining) / b.read.request_bytes);

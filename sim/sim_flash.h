@@ -55,6 +55,7 @@ class SimFlashDevice : public FlashDevice {
   int lane_ = 0;
   CompletionSink* sink_ = nullptr;
   std::vector<Batch> active_;
+  std::vector<double> weight_scratch_;
   Nanos last_update_;
   uint64_t generation_ = 0;
   int64_t bytes_read_ = 0;
