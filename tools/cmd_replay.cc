@@ -10,6 +10,7 @@
 #include "engine/run_summary.h"
 #include "sim/simulator.h"
 #include "tools/cli.h"
+#include "tools/run_store.h"
 #include "traces/model_catalog.h"
 
 namespace sparseflash::cli {
@@ -17,6 +18,7 @@ namespace {
 
 struct ReplayArgs {
   std::string device, model, weights, trace, strategy = "powerinfer2", policy, memory, io = "auto";
+  std::string db;
   double ffn_resident = -1;
   int threads = 0;
   uint64_t tokens = 16, seed = 1;
@@ -66,6 +68,17 @@ int RunReplay(const ReplayArgs& a) {
   if (!predicted.ok()) return ReportError(predicted.status());
   const RunSummary m = Summarize(real->record), p = Summarize(predicted->record);
   const double error = p.decode_tokens_per_s / m.decode_tokens_per_s - 1;
+  if (!a.db.empty()) {  // the prediction, then the measurement linked to it
+    absl::StatusOr<int64_t> predicted_id =
+        StoreRun(a.db, MakeRunRow(sc, predicted->options, ToJson(p), "simulated"));
+    if (!predicted_id.ok() && !absl::IsAlreadyExists(predicted_id.status())) {
+      return ReportError(predicted_id.status());
+    }
+    RunRow measured = MakeRunRow(sc, setup->options, ToJson(m), "real");
+    measured.linked_run = predicted_id.ok() ? *predicted_id : 0;
+    absl::StatusOr<int64_t> id = StoreRun(a.db, measured);
+    if (!id.ok()) return ReportError(id.status());
+  }
   if (a.json) {
     nlohmann::ordered_json j;
     j["strategy"] = a.strategy;
@@ -120,6 +133,7 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
   r->add_option("--io", a->io, "uring | pread | auto")->capture_default_str();
   r->add_option("--seed", a->seed, "Seed of the generated trace")->capture_default_str();
   r->add_flag("--json", a->json, "Print measured and predicted as JSON");
+  r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });
 }
 

@@ -9,13 +9,14 @@
 #include "engine/run_summary.h"
 #include "sim/simulator.h"
 #include "tools/cli.h"
+#include "tools/run_store.h"
 #include "traces/model_catalog.h"
 
 namespace sparseflash::cli {
 namespace {
 
 struct SimulateArgs {
-  std::string device, model, trace, strategy = "powerinfer2", policy, memory, chrome_trace;
+  std::string device, model, trace, strategy = "powerinfer2", policy, memory, chrome_trace, db;
   double ffn_resident = -1;
   int prompt_tokens = 0, threads = 0;
   uint64_t tokens = 256, seed = 1;
@@ -82,6 +83,11 @@ int RunSimulate(const SimulateArgs& a) {
       return ReportError(st);
     }
   }
+  if (!a.db.empty()) {
+    absl::StatusOr<int64_t> id = StoreRun(a.db, MakeRunRow(c, r->options, ToJson(s), "simulated"));
+    if (!id.ok()) return ReportError(id.status());
+    std::fprintf(stderr, "stored as run %lld in %s\n", static_cast<long long>(*id), a.db.c_str());
+  }
   if (a.json) {
     nlohmann::ordered_json j = ToJson(s);
     j["strategy"] = c.strategy;
@@ -132,6 +138,7 @@ void AddSimulateCommand(CLI::App& app, Dispatch& dispatch) {
   sim->add_option("--seed", a->seed, "Seed of the generated trace and the predictor model")
       ->capture_default_str();
   sim->add_flag("--json", a->json, "Print one JSON object");
+  sim->add_option("--db", a->db, "Also store the run in this results database (SQLite)");
   sim->add_option("--chrome-trace", a->chrome_trace,
                   "Write the run's timeline as Chrome-trace JSON to this file");
   sim->callback([&dispatch, a] {

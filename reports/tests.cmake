@@ -1,0 +1,1 @@
+sf_test(reports_test SOURCES results_db_test.cc LIBS sf_reports)
