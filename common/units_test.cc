@@ -26,3 +26,20 @@ TEST(AlignUp, RoundsToMultiple) {
 
 }  // namespace
 }  // namespace sparseflash
+
+#include "common/hash.h"
+
+namespace sparseflash {
+namespace {
+
+// Values computed independently (a few lines of Python with the same seed and
+// prime); a change here would change every generated trace and database key.
+TEST(StableHash64, MatchesKnownValuesAndStreams) {
+  EXPECT_EQ(StableHash64(""), 0x14650fb0739d0383ull);
+  EXPECT_EQ(StableHash64("a"), 0x44bd8ad473cd9906ull);
+  EXPECT_EQ(StableHash64("foobar"), 0x88fad7c0a8ff07f2ull);
+  EXPECT_EQ(StableHash64("bar", StableHash64("foo")), StableHash64("foobar"));
+}
+
+}  // namespace
+}  // namespace sparseflash

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/hash.h"
 
 namespace sparseflash {
 namespace {
@@ -55,9 +56,7 @@ std::string RunConfig::CanonicalText() const {
 }
 
 std::string RunConfig::Key() const {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : CanonicalText()) h = (h ^ c) * 1099511628211ull;
-  return absl::StrFormat("%016x", h);
+  return absl::StrFormat("%016x", StableHash64(CanonicalText()));
 }
 
 std::string SparseflashVersion() { return "0.3.0"; }

@@ -25,7 +25,7 @@ struct RunConfig {
   uint64_t tokens = 0, seed = 1;
   std::string options_json = "{}";
 
-  // A stable text of every field, and its 64-bit FNV-1a hash in hex.
+  // A stable text of every field, and its StableHash64 in hex.
   std::string CanonicalText() const;
   std::string Key() const;
 };

@@ -3,26 +3,22 @@
 #include <fstream>
 
 #include "absl/strings/str_format.h"
+#include "common/hash.h"
 #include "devices/device_catalog.h"
 
 namespace sparseflash::cli {
 namespace {
 
-uint64_t Fnv(uint64_t h, const char* data, size_t n) {
-  for (size_t i = 0; i < n; ++i) h = (h ^ static_cast<unsigned char>(data[i])) * 1099511628211ull;
-  return h;
-}
-
 std::string HashText(const std::string& text) {
-  return absl::StrFormat("%016x", Fnv(1469598103934665603ull, text.data(), text.size()));
+  return absl::StrFormat("%016x", StableHash64(text));
 }
 
 std::string HashFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> buf(1 << 20);
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kStableHashSeed;
   while (in.read(buf.data(), buf.size()) || in.gcount() > 0) {
-    h = Fnv(h, buf.data(), static_cast<size_t>(in.gcount()));
+    h = StableHash64(std::string_view(buf.data(), static_cast<size_t>(in.gcount())), h);
   }
   return absl::StrFormat("%016x", h);
 }

@@ -1,14 +1,15 @@
 #include "traces/generator.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/hash.h"
 #include "traces/skew.h"
 #include "traces/trace_writer.h"
 
 namespace sparseflash {
 
 TraceModelShape ShapeOf(const ModelSpec& model) {
-  return {model.name, model.layers, model.d_ffn, model.experts, model.top_k,
-          model.ffn_type == FfnType::kGated};
+  return {model.name,    model.layers, model.d_ffn,
+          model.experts, model.top_k,  model.ffn_type == FfnType::kGated};
 }
 
 TraceGenerator::~TraceGenerator() = default;
@@ -23,16 +24,15 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
   header_.provenance.generator = g.name;
   header_.provenance.seed = options.seed;
   header_.provenance.tool = "sparseflash trace gen";
-  header_.provenance.parameters = {
-      {"persistence", absl::StrCat(g.persistence)},
-      {"persistence_spread", absl::StrCat(g.persistence_spread)},
-      {"persistence_cold", absl::StrCat(g.persistence_cold)},
-      {"coactivation", absl::StrCat(g.coactivation)},
-      {"predicted_ratio", absl::StrCat(g.predicted_ratio)},
-      {"predictor_recall", absl::StrCat(g.predictor_recall)},
-      {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
-      {"expert_persistence", absl::StrCat(g.expert_persistence)},
-      {"sources", g.sources}};
+  header_.provenance.parameters = {{"persistence", absl::StrCat(g.persistence)},
+                                   {"persistence_spread", absl::StrCat(g.persistence_spread)},
+                                   {"persistence_cold", absl::StrCat(g.persistence_cold)},
+                                   {"coactivation", absl::StrCat(g.coactivation)},
+                                   {"predicted_ratio", absl::StrCat(g.predicted_ratio)},
+                                   {"predictor_recall", absl::StrCat(g.predictor_recall)},
+                                   {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
+                                   {"expert_persistence", absl::StrCat(g.expert_persistence)},
+                                   {"sources", g.sources}};
   // Which neurons and experts are hot is a property of the model, the same for
   // every seed (an offline profile must find the same hot neurons as the run);
   // the seed drives only the token-to-token dynamics.
@@ -40,8 +40,8 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
   for (int l = 0; l < model.layers; ++l) {
     for (int e = 0; e < model.experts; ++e) {
       uint64_t slot = uint64_t(l) * 1024 + e;
-      streams_.push_back(std::make_unique<NeuronStream>(
-          StreamParams(l, MixSeed(identity, slot)), MixSeed(options.seed, slot)));
+      streams_.push_back(std::make_unique<NeuronStream>(StreamParams(l, MixSeed(identity, slot)),
+                                                        MixSeed(options.seed, slot)));
     }
     if (model.is_moe()) {
       routers_.push_back(std::make_unique<ExpertRouter>(
@@ -51,19 +51,16 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
   }
 }
 
-uint64_t ModelIdentitySeed(const std::string& name) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+uint64_t ModelIdentitySeed(const std::string& name) { return StableHash64(name); }
 
 NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t identity) const {
   const GeneratorProfile& g = model_.generator;
   const int n = model_.d_ffn;
   const double ratio = g.layer_active_ratio[layer];
   std::vector<double> by_rank =
-      g.layer_skew.empty() ? PropensitiesPowerLaw(n, ratio, g.top80_share)
-                           : PropensitiesFromAnchors(n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
+      g.layer_skew.empty()
+          ? PropensitiesPowerLaw(n, ratio, g.top80_share)
+          : PropensitiesFromAnchors(n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
   // Hot neurons are scattered over the index space by a per-stream permutation.
   Random rng(MixSeed(identity, 0xa11ce));
   std::vector<uint32_t> order(n);
