@@ -3,7 +3,10 @@
 #include <sqlite3.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <ctime>
+
+#include "nlohmann/json.hpp"
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -35,7 +38,61 @@ CREATE TABLE runs (
 );
 CREATE INDEX runs_by_model ON runs (device, model, strategy);
 )sql",
+    // v2: per-token latencies, and the origin of a merged run that differs from a
+    // stored run of the same configuration (part of the uniqueness key).
+    R"sql(
+CREATE TABLE runs_v2 (
+  id INTEGER PRIMARY KEY,
+  config_key TEXT NOT NULL,
+  mode TEXT NOT NULL CHECK (mode IN ('simulated', 'real')),
+  device TEXT NOT NULL, device_hash TEXT NOT NULL,
+  model TEXT NOT NULL,
+  trace TEXT NOT NULL, trace_hash TEXT NOT NULL,
+  strategy TEXT NOT NULL, policy TEXT NOT NULL,
+  memory_bytes INTEGER NOT NULL, ffn_resident REAL NOT NULL,
+  threads INTEGER NOT NULL, prompt_tokens INTEGER NOT NULL,
+  tokens INTEGER NOT NULL, seed INTEGER NOT NULL,
+  options TEXT NOT NULL,
+  figures TEXT NOT NULL,
+  decode_tokens_per_s REAL NOT NULL,
+  linked_run INTEGER REFERENCES runs(id),
+  version TEXT NOT NULL, host TEXT NOT NULL, created_at TEXT NOT NULL,
+  token_latency_ms TEXT NOT NULL DEFAULT '[]',
+  origin TEXT NOT NULL DEFAULT '',
+  UNIQUE (config_key, mode, origin)
+);
+INSERT INTO runs_v2 SELECT *, '[]', '' FROM runs;
+DROP TABLE runs;
+ALTER TABLE runs_v2 RENAME TO runs;
+CREATE INDEX runs_by_model ON runs (device, model, strategy);
+)sql",
 };
+
+constexpr char kColumns[] =
+    "config_key, mode, device, device_hash, model, trace, trace_hash, strategy, policy, "
+    "memory_bytes, ffn_resident, threads, prompt_tokens, tokens, seed, options, figures, "
+    "decode_tokens_per_s, linked_run, version, host, created_at, token_latency_ms, origin";
+
+std::string LatenciesToJson(const std::vector<double>& ms) {
+  nlohmann::json j = nlohmann::json::array();
+  for (double v : ms) j.push_back(std::round(v * 1e4) / 1e4);
+  return j.dump();
+}
+
+std::vector<double> LatenciesFromJson(const char* text) {
+  std::vector<double> out;
+  nlohmann::json j = nlohmann::json::parse(text ? text : "[]", nullptr, false);
+  if (!j.is_array()) return out;
+  for (const auto& v : j) {
+    if (v.is_number()) out.push_back(v.get<double>());
+  }
+  return out;
+}
+
+std::string ColumnText(sqlite3_stmt* st, int i) {
+  const unsigned char* t = sqlite3_column_text(st, i);
+  return t ? reinterpret_cast<const char*>(t) : "";
+}
 
 std::string Now() {
   char buf[32];
@@ -77,10 +134,10 @@ absl::StatusOr<std::unique_ptr<ResultsDb>> ResultsDb::Open(const std::string& pa
   }
   std::unique_ptr<ResultsDb> db(new ResultsDb(raw, path));
   sqlite3_busy_timeout(raw, 60000);  // writers wait for each other
-  if (absl::Status s = db->Exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"); !s.ok()) {
-    return s;
-  }
+  if (absl::Status s = db->Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
+  // Migrations rebuild tables, which SQLite asks to do with foreign keys off.
   if (absl::Status s = db->Migrate(); !s.ok()) return s;
+  if (absl::Status s = db->Exec("PRAGMA foreign_keys=ON"); !s.ok()) return s;
   return db;
 }
 
@@ -108,34 +165,55 @@ absl::Status ResultsDb::Migrate() {
   sqlite3_finalize(st);
   constexpr int kKnown = sizeof(kMigrations) / sizeof(kMigrations[0]);
   if (version_ > kKnown) {
-    Exec("ROLLBACK");
+    Exec("ROLLBACK").IgnoreError();  // the first error is the one to report
     return absl::FailedPreconditionError(absl::StrCat(path_, ": schema version ", version_,
                                                       " is newer than this sparseflash (", kKnown,
                                                       "); use a newer build"));
   }
   for (; version_ < kKnown; ++version_) {
     if (absl::Status s = Exec(kMigrations[version_]); !s.ok()) {
-      Exec("ROLLBACK");
+      Exec("ROLLBACK").IgnoreError();  // the first error is the one to report
       return s;
     }
     if (absl::Status s = Exec(absl::StrCat("PRAGMA user_version = ", version_ + 1)); !s.ok()) {
-      Exec("ROLLBACK");
+      Exec("ROLLBACK").IgnoreError();  // the first error is the one to report
       return s;
     }
   }
   return Exec("COMMIT");
 }
 
-absl::StatusOr<int64_t> ResultsDb::Insert(const RunRow& r) {
-  static const char* kSql =
-      "INSERT INTO runs (config_key, mode, device, device_hash, model, trace, trace_hash, "
-      "strategy, policy, memory_bytes, ffn_resident, threads, prompt_tokens, tokens, seed, "
-      "options, figures, decode_tokens_per_s, linked_run, version, host, created_at) VALUES "
-      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+absl::Status ResultsDb::InTransaction(const std::function<absl::Status()>& body) {
+  if (in_transaction_) return body();
   if (absl::Status s = Exec("BEGIN IMMEDIATE"); !s.ok()) return s;
+  in_transaction_ = true;
+  absl::Status result = body();
+  in_transaction_ = false;
+  if (!result.ok()) {
+    Exec("ROLLBACK").IgnoreError();  // the first error is the one to report
+    return result;
+  }
+  return Exec("COMMIT");
+}
+
+absl::StatusOr<int64_t> ResultsDb::Insert(const RunRow& r) {
+  int64_t id = 0;
+  absl::Status s = InTransaction([&]() -> absl::Status {
+    absl::StatusOr<int64_t> inserted = InsertRow(r);
+    if (!inserted.ok()) return inserted.status();
+    id = *inserted;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return id;
+}
+
+absl::StatusOr<int64_t> ResultsDb::InsertRow(const RunRow& r) {
+  static const std::string kSql = absl::StrCat("INSERT INTO runs (", kColumns,
+                                               ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                                               "?,?,?)");
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db_, kSql, -1, &st, nullptr) != SQLITE_OK) {
-    Exec("ROLLBACK");
+  if (sqlite3_prepare_v2(db_, kSql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
     return Error("prepare insert");
   }
   const RunConfig& c = r.config;
@@ -166,22 +244,65 @@ absl::StatusOr<int64_t> ResultsDb::Insert(const RunRow& r) {
   } else {
     sqlite3_bind_null(st, ++i);
   }
-  text(SparseflashVersion());
-  text(HostName());
-  text(Now());
+  text(r.version.empty() ? SparseflashVersion() : r.version);
+  text(r.host.empty() ? HostName() : r.host);
+  text(r.created_at.empty() ? Now() : r.created_at);
+  text(LatenciesToJson(r.token_latency_ms));
+  text(r.origin);
   const int rc = sqlite3_step(st);
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
-    absl::Status err = rc == SQLITE_CONSTRAINT
-                           ? absl::AlreadyExistsError(absl::StrCat(path_, ": run ", c.Key(), " (",
-                                                                   r.mode, ") is already stored"))
-                           : Error("insert run");
-    Exec("ROLLBACK");
-    return err;
+    return rc == SQLITE_CONSTRAINT
+               ? absl::AlreadyExistsError(absl::StrCat(path_, ": run ", c.Key(), " (", r.mode,
+                                                       ") is already stored"))
+               : Error("insert run");
   }
-  const int64_t id = sqlite3_last_insert_rowid(db_);
-  if (absl::Status s = Exec("COMMIT"); !s.ok()) return s;
-  return id;
+  return sqlite3_last_insert_rowid(db_);
+}
+
+absl::StatusOr<std::vector<RunRow>> ResultsDb::ReadRuns() {
+  const std::string sql = absl::StrCat("SELECT id, ", kColumns, " FROM runs ORDER BY id");
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
+    return Error("prepare read");
+  }
+  std::vector<RunRow> rows;
+  int rc;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+    RunRow r;
+    RunConfig& c = r.config;
+    int i = 0;
+    r.id = sqlite3_column_int64(st, i++);
+    ++i;  // config_key: recomputed from the configuration
+    r.mode = ColumnText(st, i++);
+    c.device = ColumnText(st, i++);
+    c.device_hash = ColumnText(st, i++);
+    c.model = ColumnText(st, i++);
+    c.trace = ColumnText(st, i++);
+    c.trace_hash = ColumnText(st, i++);
+    c.strategy = ColumnText(st, i++);
+    c.policy = ColumnText(st, i++);
+    c.memory_bytes = sqlite3_column_int64(st, i++);
+    c.ffn_resident = sqlite3_column_double(st, i++);
+    c.threads = sqlite3_column_int(st, i++);
+    c.prompt_tokens = sqlite3_column_int(st, i++);
+    c.tokens = static_cast<uint64_t>(sqlite3_column_int64(st, i++));
+    c.seed = static_cast<uint64_t>(sqlite3_column_int64(st, i++));
+    c.options_json = ColumnText(st, i++);
+    r.figures_json = ColumnText(st, i++);
+    r.decode_tokens_per_s = sqlite3_column_double(st, i++);
+    r.linked_run = sqlite3_column_int64(st, i++);
+    r.version = ColumnText(st, i++);
+    r.host = ColumnText(st, i++);
+    r.created_at = ColumnText(st, i++);
+    r.token_latency_ms =
+        LatenciesFromJson(reinterpret_cast<const char*>(sqlite3_column_text(st, i++)));
+    r.origin = ColumnText(st, i++);
+    rows.push_back(std::move(r));
+  }
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) return Error("read runs");
+  return rows;
 }
 
 absl::StatusOr<bool> ResultsDb::Has(const std::string& key, const std::string& mode) {

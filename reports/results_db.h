@@ -4,12 +4,15 @@
 // version (PRAGMA user_version) and is migrated forward on open. Every write is
 // one transaction; WAL mode and a busy timeout let several processes write the
 // same file, each waiting for the others. A configuration is stored at most once
-// per mode (its key is a stable hash of the configuration text).
+// per mode (its key is a stable hash of the configuration text); a merge may keep
+// a second, different result of one configuration under its origin.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -35,21 +38,35 @@ struct RunRow {
   std::string mode = "simulated";  // simulated | real
   std::string figures_json;        // the `simulate --json` object
   double decode_tokens_per_s = 0;
+  std::vector<double> token_latency_ms;  // per decode token, in order
   int64_t linked_run = 0;  // a replay's measured run links its prediction
+  // "" for a run made here; a merged run that differs from a stored one with the
+  // same configuration keeps the name of the database it came from.
+  std::string origin;
+  // Set when read back: the row id and where and when the run was made.
+  int64_t id = 0;
+  std::string version, host, created_at;
 };
 
 class ResultsDb {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Opens or creates `path`, migrating older schemas; errors name the file.
   static absl::StatusOr<std::unique_ptr<ResultsDb>> Open(const std::string& path);
   ~ResultsDb();
 
-  // Inserts a run in one transaction; fails if its (key, mode) is present.
+  // Inserts a run in one transaction (or the enclosing InTransaction); fails
+  // with AlreadyExists if its (key, mode, origin) is present.
   absl::StatusOr<int64_t> Insert(const RunRow& row);
   absl::StatusOr<bool> Has(const std::string& key, const std::string& mode);
   absl::StatusOr<int64_t> CountRuns();
+  // Every run, in id order.
+  absl::StatusOr<std::vector<RunRow>> ReadRuns();
+  // Runs under one transaction: `body` commits when it returns OK, otherwise
+  // nothing it wrote stays.
+  absl::Status InTransaction(const std::function<absl::Status()>& body);
+  const std::string& path() const { return path_; }
   int schema_version() const { return version_; }
 
  private:
@@ -57,6 +74,9 @@ class ResultsDb {
   absl::Status Exec(const std::string& sql);
   absl::Status Error(const std::string& what) const;
   absl::Status Migrate();
+  absl::StatusOr<int64_t> InsertRow(const RunRow& row);
+
+  bool in_transaction_ = false;
 
   sqlite3* db_;
   std::string path_;

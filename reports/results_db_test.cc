@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "gtest/gtest.h"
+#include "reports/db_merge.h"
 
 namespace sparseflash {
 namespace {
@@ -102,6 +103,135 @@ TEST(ResultsDb, ConcurrentWritersWaitForEachOther) {
   auto db = ResultsDb::Open(path);
   ASSERT_TRUE(db.ok());
   EXPECT_EQ(*(*db)->CountRuns(), 100);
+}
+
+TEST(ResultsDb, RunsReadBackAsWritten) {
+  const std::string path = FreshPath("roundtrip.db");
+  auto db = ResultsDb::Open(path);
+  ASSERT_TRUE(db.ok());
+  RunRow row = Row(3 << 20);
+  row.token_latency_ms = {12.5, 13.25, 99.0};
+  row.config.options_json = R"({"window":"5"})";
+  ASSERT_TRUE((*db)->Insert(row).ok());
+  auto rows = (*db)->ReadRuns();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  const RunRow& r = rows->front();
+  EXPECT_EQ(r.config.Key(), row.config.Key());
+  EXPECT_EQ(r.token_latency_ms, row.token_latency_ms);
+  EXPECT_EQ(r.figures_json, row.figures_json);
+  EXPECT_EQ(r.version, SparseflashVersion());
+  EXPECT_FALSE(r.created_at.empty());
+}
+
+// A database written by the first schema is migrated in place; its rows stay.
+TEST(ResultsDb, VersionOneDatabaseIsMigrated) {
+  const std::string path = FreshPath("v1.db");
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  const char* v1 = R"sql(
+CREATE TABLE runs (id INTEGER PRIMARY KEY, config_key TEXT NOT NULL, mode TEXT NOT NULL,
+  device TEXT NOT NULL, device_hash TEXT NOT NULL, model TEXT NOT NULL, trace TEXT NOT NULL,
+  trace_hash TEXT NOT NULL, strategy TEXT NOT NULL, policy TEXT NOT NULL,
+  memory_bytes INTEGER NOT NULL, ffn_resident REAL NOT NULL, threads INTEGER NOT NULL,
+  prompt_tokens INTEGER NOT NULL, tokens INTEGER NOT NULL, seed INTEGER NOT NULL,
+  options TEXT NOT NULL, figures TEXT NOT NULL, decode_tokens_per_s REAL NOT NULL,
+  linked_run INTEGER REFERENCES runs(id), version TEXT NOT NULL, host TEXT NOT NULL,
+  created_at TEXT NOT NULL, UNIQUE (config_key, mode));
+INSERT INTO runs VALUES (1, 'k', 'simulated', 'oneplus12', 'h', 'bamboo-7b', 'generated', '',
+  'powerinfer2', '', 1024, -1, 0, 0, 64, 1, '{}', '{"decode_tokens_per_s": 3}', 3, NULL,
+  '0.2.0', 'host', '2026-01-01T00:00:00Z');
+INSERT INTO runs VALUES (2, 'k', 'real', 'oneplus12', 'h', 'bamboo-7b', 'generated', '',
+  'powerinfer2', '', 1024, -1, 0, 0, 64, 1, '{}', '{"decode_tokens_per_s": 2}', 2, 1,
+  '0.2.0', 'host', '2026-01-01T00:00:00Z');
+PRAGMA user_version = 1;)sql";
+  ASSERT_EQ(sqlite3_exec(raw, v1, nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  auto db = ResultsDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  EXPECT_EQ((*db)->schema_version(), 2);
+  auto rows = (*db)->ReadRuns();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[1].linked_run, 1);
+  EXPECT_DOUBLE_EQ((*rows)[0].decode_tokens_per_s, 3);
+  EXPECT_TRUE((*rows)[0].token_latency_ms.empty());
+}
+
+class Merge : public ::testing::Test {
+ protected:
+  // Writes `rows` into a fresh database named `name`; returns its path.
+  std::string Shard(const std::string& name, const std::vector<RunRow>& rows) {
+    const std::string path = FreshPath(name);
+    auto db = ResultsDb::Open(path);
+    EXPECT_TRUE(db.ok());
+    for (const RunRow& r : rows) EXPECT_TRUE((*db)->Insert(r).ok());
+    return path;
+  }
+  std::unique_ptr<ResultsDb> Out() { return *ResultsDb::Open(FreshPath("merged.db")); }
+};
+
+TEST_F(Merge, CopiesNewRunsAndSkipsIdenticalOnes) {
+  const std::string a = Shard("a.db", {Row(1), Row(2)});
+  const std::string b = Shard("b.db", {Row(2), Row(3)});
+  auto out = Out();
+  absl::StatusOr<MergeStats> stats = MergeDatabases(*out, {a, b}, false);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->copied, 3);
+  EXPECT_EQ(stats->identical, 1);
+  EXPECT_EQ(*out->CountRuns(), 3);
+}
+
+TEST_F(Merge, ConflictingResultsAreRefusedAndNothingIsWritten) {
+  RunRow different = Row(2);
+  different.figures_json = R"({"decode_tokens_per_s": 11})";
+  const std::string a = Shard("a.db", {Row(1), Row(2)});
+  const std::string b = Shard("b.db", {Row(5), different});
+  auto out = Out();
+  absl::StatusOr<MergeStats> stats = MergeDatabases(*out, {a, b}, false);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_TRUE(absl::IsAlreadyExists(stats.status()));
+  EXPECT_NE(stats.status().message().find("b.db"), std::string::npos);
+  EXPECT_NE(stats.status().message().find("--keep-both"), std::string::npos);
+  EXPECT_EQ(*out->CountRuns(), 0);
+
+  stats = MergeDatabases(*out, {a, b}, true);
+  ASSERT_TRUE(stats.ok()) << stats.status();
+  EXPECT_EQ(stats->kept_both, 1);
+  auto rows = out->ReadRuns();
+  ASSERT_EQ(rows->size(), 4u);
+  EXPECT_EQ(rows->back().origin, "b.db");
+  EXPECT_DOUBLE_EQ(rows->back().decode_tokens_per_s, 10);
+}
+
+TEST_F(Merge, LinksFromMeasurementToPredictionFollowTheRows) {
+  const std::string path = FreshPath("replays.db");
+  {
+    auto db = ResultsDb::Open(path);
+    ASSERT_TRUE((*db)->Insert(Row(7)).ok());
+    const int64_t predicted = *(*db)->Insert(Row(8));
+    RunRow real = Row(8);
+    real.mode = "real";
+    real.linked_run = predicted;
+    ASSERT_TRUE((*db)->Insert(real).ok());
+  }
+  auto out = Out();
+  ASSERT_TRUE(out->Insert(Row(100)).ok());  // shifts every id
+  ASSERT_TRUE(MergeDatabases(*out, {path}, false).ok());
+  auto rows = out->ReadRuns();
+  ASSERT_EQ(rows->size(), 4u);
+  const RunRow& real = rows->back();
+  EXPECT_EQ(real.mode, "real");
+  ASSERT_GT(real.linked_run, 0);
+  EXPECT_EQ((*rows)[real.linked_run - 1].config.Key(), Row(8).config.Key());
+  EXPECT_EQ((*rows)[real.linked_run - 1].mode, "simulated");
+}
+
+TEST_F(Merge, AMissingInputIsNamed) {
+  auto out = Out();
+  absl::StatusOr<MergeStats> stats = MergeDatabases(*out, {"/nonexistent/x.db"}, false);
+  ASSERT_FALSE(stats.ok());
+  EXPECT_NE(stats.status().message().find("/nonexistent/x.db"), std::string::npos);
 }
 
 }  // namespace
