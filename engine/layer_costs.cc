@@ -35,7 +35,7 @@ absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
     return static_cast<int64_t>(std::llround(ffn_resident * cacheable_bytes));
   }
   if (memory_bytes < resident_bytes) {
-    return absl::InvalidArgumentError(
+    return absl::ResourceExhaustedError(
         absl::StrCat("memory budget ", FormatBytes(memory_bytes), " is below the resident set of ",
                      FormatBytes(resident_bytes), " (", what, "); raise --memory to at least ",
                      FormatBytes(resident_bytes)));

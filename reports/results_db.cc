@@ -306,16 +306,26 @@ absl::StatusOr<std::vector<RunRow>> ResultsDb::ReadRuns() {
 }
 
 absl::StatusOr<bool> ResultsDb::Has(const std::string& key, const std::string& mode) {
+  absl::StatusOr<int64_t> id = Find(key, mode);
+  if (!id.ok()) return id.status();
+  return *id > 0;
+}
+
+absl::StatusOr<int64_t> ResultsDb::Find(const std::string& key, const std::string& mode) {
   sqlite3_stmt* st = nullptr;
-  if (sqlite3_prepare_v2(db_, "SELECT 1 FROM runs WHERE config_key = ? AND mode = ?", -1, &st,
-                         nullptr) != SQLITE_OK) {
+  if (sqlite3_prepare_v2(db_,
+                         "SELECT id FROM runs WHERE config_key = ? AND mode = ? ORDER BY origin "
+                         "LIMIT 1",
+                         -1, &st, nullptr) != SQLITE_OK) {
     return Error("prepare lookup");
   }
   sqlite3_bind_text(st, 1, key.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(st, 2, mode.c_str(), -1, SQLITE_TRANSIENT);
-  const bool found = sqlite3_step(st) == SQLITE_ROW;
+  const int rc = sqlite3_step(st);
+  const int64_t id = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
   sqlite3_finalize(st);
-  return found;
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error("look up run");
+  return id;
 }
 
 absl::StatusOr<int64_t> ResultsDb::CountRuns() {

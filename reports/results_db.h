@@ -60,6 +60,8 @@ class ResultsDb {
   // with AlreadyExists if its (key, mode, origin) is present.
   absl::StatusOr<int64_t> Insert(const RunRow& row);
   absl::StatusOr<bool> Has(const std::string& key, const std::string& mode);
+  // The id of the run made here with this key and mode; 0 when there is none.
+  absl::StatusOr<int64_t> Find(const std::string& key, const std::string& mode);
   absl::StatusOr<int64_t> CountRuns();
   // Every run, in id order.
   absl::StatusOr<std::vector<RunRow>> ReadRuns();

@@ -31,6 +31,9 @@ void AddDemoCommand(CLI::App& app, Dispatch& dispatch);
 void AddSimulateCommand(CLI::App& app, Dispatch& dispatch);
 void AddWeightsCommands(CLI::App& app, Dispatch& dispatch);
 void AddReplayCommand(CLI::App& app, Dispatch& dispatch);
+void AddSweepCommand(CLI::App& app, Dispatch& dispatch);
+void AddDbCommands(CLI::App& app, Dispatch& dispatch);
+void AddReportCommand(CLI::App& app, Dispatch& dispatch);
 // generate, and trace record (added under `trace`).
 void AddGenerateCommands(CLI::App& app, CLI::App& trace, Dispatch& dispatch);
 

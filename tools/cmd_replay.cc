@@ -31,6 +31,36 @@ void PrintRow(const char* name, double measured, double predicted, const char* u
                predicted != 0 || measured != 0 ? 100 * (predicted / measured - 1) : 0.0, unit);
 }
 
+// Stores the prediction (unless this configuration's is already stored) and the
+// measurement linked to it, in one transaction.
+absl::StatusOr<int64_t> StoreReplay(const std::string& path, const SimulationConfig& sc,
+                                    const SimulationResult& predicted, const RunSummary& p,
+                                    const RealRunResult& real, const RunSummary& m,
+                                    const std::map<std::string, std::string>& options) {
+  absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(path);
+  if (!db.ok()) return db.status();
+  const RunConfig config = MakeRunConfig(sc);
+  int64_t id = 0;
+  absl::Status s = (*db)->InTransaction([&]() -> absl::Status {
+    absl::StatusOr<int64_t> predicted_id = (*db)->Find(config.Key(), "simulated");
+    if (!predicted_id.ok()) return predicted_id.status();
+    if (*predicted_id == 0) {
+      predicted_id = (*db)->Insert(MakeRunRow(
+          config, "simulated", RunFigures(sc, p, predicted.memory, predicted.options),
+          predicted.record));
+      if (!predicted_id.ok()) return predicted_id.status();
+    }
+    RunRow measured = MakeRunRow(config, "real", RunFigures(sc, m, real.memory, options), real.record);
+    measured.linked_run = *predicted_id;
+    absl::StatusOr<int64_t> measured_id = (*db)->Insert(measured);
+    if (!measured_id.ok()) return measured_id.status();
+    id = *measured_id;
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return id;
+}
+
 int RunReplay(const ReplayArgs& a) {
   absl::StatusOr<DeviceProfile> device = LoadDevice(a.device);
   if (!device.ok()) return ReportError(device.status());
@@ -69,14 +99,7 @@ int RunReplay(const ReplayArgs& a) {
   const RunSummary m = Summarize(real->record), p = Summarize(predicted->record);
   const double error = p.decode_tokens_per_s / m.decode_tokens_per_s - 1;
   if (!a.db.empty()) {  // the prediction, then the measurement linked to it
-    absl::StatusOr<int64_t> predicted_id =
-        StoreRun(a.db, MakeRunRow(sc, predicted->options, ToJson(p), "simulated"));
-    if (!predicted_id.ok() && !absl::IsAlreadyExists(predicted_id.status())) {
-      return ReportError(predicted_id.status());
-    }
-    RunRow measured = MakeRunRow(sc, setup->options, ToJson(m), "real");
-    measured.linked_run = predicted_id.ok() ? *predicted_id : 0;
-    absl::StatusOr<int64_t> id = StoreRun(a.db, measured);
+    absl::StatusOr<int64_t> id = StoreReplay(a.db, sc, *predicted, p, *real, m, setup->options);
     if (!id.ok()) return ReportError(id.status());
   }
   if (a.json) {

@@ -83,20 +83,15 @@ int RunSimulate(const SimulateArgs& a) {
       return ReportError(st);
     }
   }
+  const nlohmann::ordered_json figures = RunFigures(c, s, r->memory, r->options);
   if (!a.db.empty()) {
-    absl::StatusOr<int64_t> id = StoreRun(a.db, MakeRunRow(c, r->options, ToJson(s), "simulated"));
+    absl::StatusOr<int64_t> id =
+        StoreRun(a.db, MakeRunRow(MakeRunConfig(c), "simulated", figures, r->record));
     if (!id.ok()) return ReportError(id.status());
     std::fprintf(stderr, "stored as run %lld in %s\n", static_cast<long long>(*id), a.db.c_str());
   }
   if (a.json) {
-    nlohmann::ordered_json j = ToJson(s);
-    j["strategy"] = c.strategy;
-    j["device"] = c.device.name;
-    j["model"] = c.model.name;
-    j["resident_bytes"] = r->memory.resident_bytes;
-    j["cache_bytes"] = r->memory.cache_bytes;
-    j["options"] = r->options;
-    std::cout << j.dump(2) << "\n";
+    std::cout << figures.dump(2) << "\n";
   } else {
     PrintText(c, *r, s);
   }

@@ -2,6 +2,7 @@
 // from flash, and which cache, policy, layout and pipeline make it fastest.
 #include <cstdio>
 
+#include "reports/results_db.h"
 #include "tools/cli.h"
 
 int main(int argc, char** argv) {
@@ -9,7 +10,7 @@ int main(int argc, char** argv) {
       "sparseflash: simulate and measure LLM inference with FFN neurons offloaded to flash.\n"
       "Run 'sparseflash demo' for the built-in example, or 'sparseflash <command> --help'."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "sparseflash 0.1.0");
+  app.set_version_flag("--version", "sparseflash " + sparseflash::SparseflashVersion());
   sparseflash::cli::Dispatch dispatch;
   sparseflash::cli::AddDemoCommand(app, dispatch);
   sparseflash::cli::AddTraceCommands(app, dispatch);
@@ -18,6 +19,8 @@ int main(int argc, char** argv) {
   sparseflash::cli::AddSimulateCommand(app, dispatch);
   sparseflash::cli::AddWeightsCommands(app, dispatch);
   sparseflash::cli::AddReplayCommand(app, dispatch);
+  sparseflash::cli::AddSweepCommand(app, dispatch);
+  sparseflash::cli::AddDbCommands(app, dispatch);
   sparseflash::cli::AddGenerateCommands(app, *app.get_subcommand("trace"), dispatch);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,8 @@
 #include "tools/run_store.h"
 
+#include <algorithm>
 #include <fstream>
+#include <mutex>
 
 #include "absl/strings/str_format.h"
 #include "common/hash.h"
@@ -13,7 +15,7 @@ std::string HashText(const std::string& text) {
   return absl::StrFormat("%016x", StableHash64(text));
 }
 
-std::string HashFile(const std::string& path) {
+std::string HashFileUncached(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::vector<char> buf(1 << 20);
   uint64_t h = kStableHashSeed;
@@ -23,12 +25,20 @@ std::string HashFile(const std::string& path) {
   return absl::StrFormat("%016x", h);
 }
 
+// Sweeps key thousands of runs on a few trace files; hash each once.
+std::string HashFile(const std::string& path) {
+  static std::mutex mu;
+  static std::map<std::string, std::string>* hashes = new std::map<std::string, std::string>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = hashes->find(path);
+  if (it == hashes->end()) it = hashes->emplace(path, HashFileUncached(path)).first;
+  return it->second;
+}
+
 }  // namespace
 
-RunRow MakeRunRow(const SimulationConfig& c, const std::map<std::string, std::string>& options,
-                  const nlohmann::ordered_json& figures, const std::string& mode) {
-  RunRow r;
-  RunConfig& k = r.config;
+RunConfig MakeRunConfig(const SimulationConfig& c) {
+  RunConfig k;
   k.device = c.device.name;
   k.device_hash = HashText(DeviceProfileToText(c.device));
   k.model = c.model.name;
@@ -42,10 +52,33 @@ RunRow MakeRunRow(const SimulationConfig& c, const std::map<std::string, std::st
   k.prompt_tokens = c.prompt_tokens;
   k.tokens = c.tokens;
   k.seed = c.seed;
+  std::vector<std::string> options = c.options;
+  std::sort(options.begin(), options.end());
   k.options_json = nlohmann::json(options).dump();
+  return k;
+}
+
+nlohmann::ordered_json RunFigures(const SimulationConfig& c, const RunSummary& s,
+                                  const MemoryPlan& memory,
+                                  const std::map<std::string, std::string>& options) {
+  nlohmann::ordered_json j = ToJson(s);
+  j["strategy"] = c.strategy;
+  j["device"] = c.device.name;
+  j["model"] = c.model.name;
+  j["resident_bytes"] = memory.resident_bytes;
+  j["cache_bytes"] = memory.cache_bytes;
+  j["options"] = options;
+  return j;
+}
+
+RunRow MakeRunRow(const RunConfig& config, const std::string& mode,
+                  const nlohmann::ordered_json& figures, const RunRecord& record) {
+  RunRow r;
+  r.config = config;
   r.mode = mode;
   r.figures_json = figures.dump();
   r.decode_tokens_per_s = figures.value("decode_tokens_per_s", 0.0);
+  for (const StepRecord& t : record.tokens) r.token_latency_ms.push_back(t.latency.millis());
   return r;
 }
 

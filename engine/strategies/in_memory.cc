@@ -74,7 +74,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeInMemory(StrategyOptions& opt,
                      " is below 1 (use --ffn-resident 1 or --memory)"));
   }
   if (ctx.memory_bytes >= 0 && ctx.memory_bytes < needed) {
-    return absl::InvalidArgumentError(
+    return absl::ResourceExhaustedError(
         absl::StrCat("in_memory is infeasible: memory budget ", FormatBytes(ctx.memory_bytes),
                      " is below the model, KV cache and buffers, ", FormatBytes(needed)));
   }

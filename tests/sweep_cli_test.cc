@@ -1,0 +1,143 @@
+// The sweep workflow through the command line: a sweep killed with SIGKILL at
+// several moments finishes when run again with every configuration stored
+// exactly once, and shards merged with `db merge` equal the whole sweep.
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "reports/results_db.h"
+
+namespace sparseflash {
+namespace {
+
+constexpr char kSweep[] = R"pb(
+  name: "kill-test"
+  tokens: 24
+  grid {
+    device: [ "oneplus12", "oneplus-ace2" ]
+    model: "turbosparse-mistral-7b"
+    strategy: [ "powerinfer2", "llmflash", "llamacpp" ]
+    memory_fraction: [ 0.45, 0.55, 0.65, 0.75, 0.85, 0.95 ]
+  }
+)pb";
+constexpr int kConfigurations = 2 * 3 * 6;
+
+std::string Fresh(const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  return path;
+}
+
+std::string WriteSweep() {
+  const std::string path = ::testing::TempDir() + "/kill_sweep.textproto";
+  std::ofstream(path) << kSweep;
+  return path;
+}
+
+pid_t Spawn(const std::vector<std::string>& args) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int Wait(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+// Rows in the database, read with plain SQLite (no migration, no writes).
+int64_t StoredRuns(const std::string& db) {
+  sqlite3* raw = nullptr;
+  if (sqlite3_open_v2(db.c_str(), &raw, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(raw);
+    return 0;
+  }
+  sqlite3_busy_timeout(raw, 5000);
+  sqlite3_stmt* st = nullptr;
+  int64_t n = 0;
+  if (sqlite3_prepare_v2(raw, "SELECT COUNT(*) FROM runs", -1, &st, nullptr) == SQLITE_OK &&
+      sqlite3_step(st) == SQLITE_ROW) {
+    n = sqlite3_column_int64(st, 0);
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+  return n;
+}
+
+std::vector<std::string> SweepArgs(const std::string& config, const std::string& db) {
+  return {SF_CLI, "sweep", "--config", config, "--db", db, "--jobs", "2"};
+}
+
+TEST(SweepCli, KilledSweepsResumeWithEveryConfigurationOnce) {
+  const std::string config = WriteSweep(), db = Fresh("killed.db");
+  // Kill after 0 (possibly while creating the database), 3 and 12 stored runs.
+  for (int64_t kill_after : {0, 3, 12}) {
+    pid_t pid = Spawn(SweepArgs(config, db));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (StoredRuns(db) < kill_after && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    kill(pid, SIGKILL);
+    EXPECT_EQ(Wait(pid), -SIGKILL);
+    EXPECT_LT(StoredRuns(db), kConfigurations) << "the sweep finished before it was killed";
+  }
+  ASSERT_EQ(Wait(Spawn(SweepArgs(config, db))), 0);
+  auto results = ResultsDb::Open(db);
+  ASSERT_TRUE(results.ok()) << results.status();
+  auto rows = (*results)->ReadRuns();
+  ASSERT_TRUE(rows.ok());
+  std::set<std::string> keys;
+  for (const RunRow& r : *rows) {
+    keys.insert(r.config.Key());
+    EXPECT_GT(r.decode_tokens_per_s, 0);
+    EXPECT_EQ(r.token_latency_ms.size(), 24u);
+  }
+  EXPECT_EQ(rows->size(), static_cast<size_t>(kConfigurations));
+  EXPECT_EQ(keys.size(), static_cast<size_t>(kConfigurations));
+}
+
+TEST(SweepCli, MergedShardsEqualTheWholeSweep) {
+  const std::string config = WriteSweep();
+  std::vector<std::string> shards;
+  for (int k = 1; k <= 3; ++k) {
+    shards.push_back(Fresh(absl::StrCat("shard", k, ".db")));
+    std::vector<std::string> args = SweepArgs(config, shards.back());
+    args.push_back("--shard");
+    args.push_back(absl::StrCat(k, "/3"));
+    ASSERT_EQ(Wait(Spawn(args)), 0);
+    EXPECT_EQ(StoredRuns(shards.back()), kConfigurations / 3);
+  }
+  const std::string merged = Fresh("merged_shards.db");
+  std::vector<std::string> merge = {SF_CLI, "db", "merge", merged};
+  merge.insert(merge.end(), shards.begin(), shards.end());
+  ASSERT_EQ(Wait(Spawn(merge)), 0);
+  EXPECT_EQ(StoredRuns(merged), kConfigurations);
+  // Merging a shard again changes nothing: its runs are identical.
+  ASSERT_EQ(Wait(Spawn({SF_CLI, "db", "merge", merged, shards[0]})), 0);
+  EXPECT_EQ(StoredRuns(merged), kConfigurations);
+  // Running the whole sweep on the merged database has nothing left to do.
+  ASSERT_EQ(Wait(Spawn(SweepArgs(config, merged))), 0);
+  EXPECT_EQ(StoredRuns(merged), kConfigurations);
+}
+
+}  // namespace
+}  // namespace sparseflash

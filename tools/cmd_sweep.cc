@@ -1,0 +1,121 @@
+// sparseflash sweep: a grid of simulated configurations from a sweep file into a
+// results database, in parallel, resumable, optionally one shard of N.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "absl/strings/str_format.h"
+#include "tools/cli.h"
+#include "tools/sweep_grid.h"
+#include "tools/sweep_runner.h"
+
+namespace sparseflash::cli {
+namespace {
+
+struct SweepArgs {
+  std::string config, db, shard = "1/1";
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool list = false;
+};
+
+std::string Duration(double s) {
+  if (s < 60) return absl::StrFormat("%.0fs", s);
+  if (s < 3600) return absl::StrFormat("%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  return absl::StrFormat("%dh%02dm", static_cast<int>(s) / 3600, static_cast<int>(s) % 3600 / 60);
+}
+
+// A bar redrawn in place on a terminal; a plain line every 5 s otherwise.
+class ProgressBar {
+ public:
+  void operator()(const SweepProgress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool final = p.done == p.total;
+    if (!final && now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(5))) {
+      return;
+    }
+    last_ = now;
+    const double rate = p.elapsed_s > 0 ? p.done / p.elapsed_s : 0;
+    const std::string left = rate > 0 ? Duration((p.total - p.done) / rate) : "?";
+    const double share = p.total ? static_cast<double>(p.done) / p.total : 1;
+    if (tty_) {
+      constexpr int kWidth = 30;
+      const int filled = static_cast<int>(share * kWidth);
+      std::fprintf(stderr, "\rsweep [%s%s] %lld/%lld  %.1f runs/s  %s left   %s",
+                   std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(),
+                   static_cast<long long>(p.done), static_cast<long long>(p.total), rate,
+                   left.c_str(), final ? "\n" : "");
+    } else {
+      std::fprintf(stderr, "sweep: %lld/%lld (%.0f%%), %.1f runs/s, %s left\n",
+                   static_cast<long long>(p.done), static_cast<long long>(p.total), 100 * share,
+                   rate, left.c_str());
+    }
+  }
+
+ private:
+  const bool tty_ = isatty(STDERR_FILENO);
+  std::chrono::steady_clock::time_point last_ =
+      std::chrono::steady_clock::now() - std::chrono::hours(1);
+};
+
+int RunSweepCommand(const SweepArgs& a) {
+  absl::StatusOr<SweepPlan> plan = LoadSweep(a.config);
+  if (!plan.ok()) return ReportError(plan.status());
+  absl::StatusOr<Shard> shard = ParseShard(a.shard);
+  if (!shard.ok()) return ReportError(shard.status());
+  const std::vector<SweepJob> jobs = SelectShard(plan->jobs, *shard);
+  if (a.list) {
+    for (const SweepJob& j : jobs) absl::PrintF("%s\n", j.Label());
+    return 0;
+  }
+  std::fprintf(stderr, "sweep %s: %zu configurations%s, %d jobs, into %s\n",
+               plan->name.empty() ? a.config.c_str() : plan->name.c_str(), jobs.size(),
+               shard->count > 1 ? absl::StrFormat(" (shard %d of %d)", shard->index, shard->count).c_str()
+                                : "",
+               a.jobs, a.db.c_str());
+  ProgressBar bar;
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<SweepOutcome> out =
+      RunSweep(jobs, {.db = a.db, .jobs = a.jobs, .progress = std::ref(bar)});
+  if (!out.ok()) return ReportError(out.status());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  absl::PrintF("%lld ran, %lld already stored, %lld infeasible, %zu failed, in %s; results in %s\n",
+               static_cast<long long>(out->ran), static_cast<long long>(out->skipped),
+               static_cast<long long>(out->infeasible), out->failures.size(), Duration(seconds),
+               a.db);
+  if (out->infeasible > 0) {
+    absl::PrintF("infeasible (memory budget below the strategy's resident set), e.g. %s\n",
+                 out->infeasible_labels.front());
+  }
+  for (const std::string& f : out->failures) std::fprintf(stderr, "failed: %s\n", f.c_str());
+  return out->failures.empty() ? 0 : 1;
+}
+
+}  // namespace
+
+void AddSweepCommand(CLI::App& app, Dispatch& dispatch) {
+  auto a = std::make_shared<SweepArgs>();
+  CLI::App* s = app.add_subcommand(
+      "sweep",
+      "Simulate every configuration of a sweep file into a results database (resumable)");
+  s->add_option("--config", a->config, "Sweep file (text protobuf; see sweeps/*.textproto)")
+      ->required();
+  s->add_option("--db", a->db, "Results database (SQLite); configurations in it are skipped")
+      ->required();
+  s->add_option("--jobs", a->jobs, "Simulations in parallel")->capture_default_str();
+  s->add_option("--shard", a->shard,
+                "Run shard K of N (every N-th configuration from the K-th), e.g. "
+                "$SLURM_ARRAY_TASK_ID/8; merge the shards with 'db merge'")
+      ->capture_default_str();
+  s->add_flag("--list", a->list, "Print the configurations (of this shard) and exit");
+  s->callback([&dispatch, a] {
+    dispatch.action = [a] {
+      if (a->jobs < 1) return ReportError(absl::InvalidArgumentError("--jobs must be at least 1"));
+      return RunSweepCommand(*a);
+    };
+  });
+}
+
+}  // namespace sparseflash::cli
