@@ -1,0 +1,304 @@
+#include "reports/report_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "nlohmann/json.hpp"
+
+namespace sparseflash {
+namespace {
+
+ReportRun ToReportRun(const RunRow& r) {
+  ReportRun x;
+  x.id = r.id;
+  x.linked_run = r.linked_run;
+  x.mode = r.mode;
+  x.device = r.config.device;
+  x.model = r.config.model;
+  x.trace = r.config.trace;
+  x.strategy = r.config.strategy;
+  x.policy = r.config.policy;
+  x.options = r.config.options_json == "[]" || r.config.options_json == "{}" ? ""
+                                                                              : r.config.options_json;
+  x.origin = r.origin;
+  x.threads = r.config.threads;
+  x.tokens = r.config.tokens;
+  x.latency_ms = r.token_latency_ms;
+  const nlohmann::json f = nlohmann::json::parse(r.figures_json, nullptr, false);
+  if (!f.is_object()) return x;
+  auto num = [&](const char* key) { return f.contains(key) && f[key].is_number() ? f[key].get<double>() : 0.0; };
+  x.tokens_per_s = r.decode_tokens_per_s;
+  x.policy_used = x.policy;
+  if (x.policy_used.empty() && f.contains("options") && f["options"].is_object() &&
+      f["options"].contains("policy") && f["options"]["policy"].is_string()) {
+    x.policy_used = f["options"]["policy"].get<std::string>();
+  }
+  x.ttft_ms = num("ttft_ms");
+  x.p50_ms = num("latency_ms_p50");
+  x.p90_ms = num("latency_ms_p90");
+  x.p99_ms = num("latency_ms_p99");
+  x.hit_rate = num("hit_rate");
+  x.flash_bytes_per_token = num("flash_bytes_per_token");
+  x.io_stall_share = num("io_stall_share");
+  x.cache_bytes = static_cast<int64_t>(num("cache_bytes"));
+  x.memory_bytes = r.config.memory_bytes >= 0
+                       ? r.config.memory_bytes
+                       : static_cast<int64_t>(num("resident_bytes")) + x.cache_bytes;
+  if (f.contains("breakdown_ms") && f["breakdown_ms"].is_object()) {
+    // nlohmann::json sorts keys; keep the engine's order where it is known.
+    static const char* kOrder[] = {"attention", "predictor", "ffn_compute", "io_wait",
+                                   "memory_management", "other"};
+    std::set<std::string> seen;
+    for (const char* k : kOrder) {
+      if (f["breakdown_ms"].contains(k)) {
+        x.breakdown_ms.emplace_back(k, f["breakdown_ms"][k].get<double>());
+        seen.insert(k);
+      }
+    }
+    for (const auto& [k, v] : f["breakdown_ms"].items()) {
+      if (!seen.count(k) && v.is_number()) x.breakdown_ms.emplace_back(k, v.get<double>());
+    }
+  }
+  return x;
+}
+
+bool SameBudget(int64_t a, int64_t b) {
+  return std::llabs(a - b) <= std::max<int64_t>(1, std::max(a, b) / 200);
+}
+
+const ReportRun* At(const std::vector<BudgetPoint>& curve, int64_t memory) {
+  for (const BudgetPoint& p : curve) {
+    if (SameBudget(p.memory_bytes, memory)) return p.run;
+  }
+  return nullptr;
+}
+
+void AddSpeedups(Study& s) {
+  for (const char* baseline : {"llamacpp", "llmflash"}) {
+    auto base = s.curves.find(baseline);
+    if (base == s.curves.end()) continue;
+    for (const auto& [strategy, curve] : s.curves) {
+      if (strategy == baseline) continue;
+      for (const BudgetPoint& p : curve) {
+        const ReportRun* b = At(base->second, p.memory_bytes);
+        if (b && b->tokens_per_s > 0) {
+          s.speedups.push_back(
+              {p.memory_bytes, strategy, baseline, p.run->tokens_per_s / b->tokens_per_s});
+        }
+      }
+    }
+  }
+}
+
+void ChooseBudget(Study& s) {
+  std::map<int64_t, int> strategies_at;
+  for (const auto& [strategy, curve] : s.curves) {
+    for (const BudgetPoint& p : curve) ++strategies_at[p.memory_bytes];
+  }
+  int most = 0;
+  for (const auto& [m, n] : strategies_at) most = std::max(most, n);
+  std::vector<int64_t> candidates;
+  for (const auto& [m, n] : strategies_at) {
+    if (n == most) candidates.push_back(m);
+  }
+  if (candidates.empty()) return;
+  s.chosen_budget = candidates[candidates.size() / 2];
+  for (const auto& [strategy, curve] : s.curves) {
+    if (const ReportRun* r = At(curve, s.chosen_budget)) s.at_chosen.push_back(r);
+  }
+}
+
+void FindFastest(Study& s) {
+  std::map<int64_t, const ReportRun*> best;
+  for (const auto& [strategy, curve] : s.curves) {
+    if (strategy == "in_memory") continue;  // the reference, not an offloading strategy
+    for (const BudgetPoint& p : curve) {
+      const ReportRun*& b = best[p.memory_bytes];
+      if (!b || p.run->tokens_per_s > b->tokens_per_s) b = p.run;
+    }
+  }
+  s.fastest.assign(best.begin(), best.end());
+}
+
+void ComparePolicies(Study& s, const std::vector<const ReportRun*>& simulated) {
+  std::map<std::string, std::set<std::string>> policies_of;
+  for (const ReportRun* r : simulated) {
+    if (r->options.empty() && r->threads == 0) policies_of[r->strategy].insert(r->policy_used);
+  }
+  size_t most = 1;
+  for (const auto& [strategy, p] : policies_of) {
+    if (p.size() > most) most = p.size(), s.policy_strategy = strategy;
+  }
+  if (s.policy_strategy.empty()) return;
+  for (const ReportRun* r : simulated) {
+    if (r->strategy != s.policy_strategy || !r->options.empty() || r->threads != 0) continue;
+    // A default-policy run joins the series of the policy it used.
+    std::vector<const ReportRun*>& series = s.policies[r->policy_used.empty() ? "default" : r->policy_used];
+    const bool duplicate = std::any_of(series.begin(), series.end(), [&](const ReportRun* o) {
+      return o->cache_bytes == r->cache_bytes;
+    });
+    if (!duplicate) series.push_back(r);
+  }
+  for (auto& [p, runs] : s.policies) {
+    std::sort(runs.begin(), runs.end(), [](const ReportRun* a, const ReportRun* b) {
+      return a->cache_bytes < b->cache_bytes;
+    });
+  }
+}
+
+Study BuildStudy(const std::string& device, const std::string& model,
+                 const std::vector<const ReportRun*>& simulated) {
+  Study s{.device = device, .model = model};
+  for (const ReportRun* r : simulated) {
+    if (!r->plain()) continue;
+    std::vector<BudgetPoint>& curve = s.curves[r->strategy];
+    if (!At(curve, r->memory_bytes)) curve.push_back({r->memory_bytes, r});
+  }
+  for (auto& [strategy, curve] : s.curves) {
+    std::sort(curve.begin(), curve.end(),
+              [](const BudgetPoint& a, const BudgetPoint& b) { return a.memory_bytes < b.memory_bytes; });
+  }
+  AddSpeedups(s);
+  ChooseBudget(s);
+  FindFastest(s);
+  ComparePolicies(s, simulated);
+  return s;
+}
+
+// "a from X to Y" runs of one winner.
+struct Stretch {
+  std::string strategy;
+  int64_t from = 0, to = 0;
+};
+
+}  // namespace
+
+std::string FormatGb(int64_t bytes) { return absl::StrFormat("%.2f GB", bytes / 1e9); }
+
+std::string ReportRun::Variant() const {
+  std::string v = strategy;
+  if (!policy.empty()) absl::StrAppend(&v, "/", policy);
+  if (!options.empty()) absl::StrAppend(&v, " ", options);
+  if (threads != 0) absl::StrAppend(&v, " threads=", threads);
+  return v;
+}
+
+ReportData BuildReportData(std::vector<RunRow> rows, const std::string& db_path) {
+  ReportData d;
+  d.db_path = db_path;
+  d.runs.reserve(rows.size());
+  for (const RunRow& r : rows) d.runs.push_back(ToReportRun(r));
+  std::map<std::pair<std::string, std::string>, std::vector<const ReportRun*>> by_study;
+  std::map<int64_t, const ReportRun*> by_id;
+  for (const ReportRun& r : d.runs) {
+    by_id[r.id] = &r;
+    if (r.mode == "simulated" && r.origin.empty()) by_study[{r.device, r.model}].push_back(&r);
+  }
+  for (const auto& [key, runs] : by_study) d.studies.push_back(BuildStudy(key.first, key.second, runs));
+  for (const ReportRun& r : d.runs) {
+    if (r.mode != "real" || r.linked_run == 0 || !by_id.count(r.linked_run)) continue;
+    const ReportRun* p = by_id[r.linked_run];
+    d.replays.push_back({&r, p, r.tokens_per_s > 0 ? p->tokens_per_s / r.tokens_per_s - 1 : 0});
+  }
+  return d;
+}
+
+absl::StatusOr<ReportData> LoadReportData(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(path);
+  if (!db.ok()) return db.status();
+  absl::StatusOr<std::vector<RunRow>> rows = (*db)->ReadRuns();
+  if (!rows.ok()) return rows.status();
+  for (const RunRow& r : *rows) {
+    if (!nlohmann::json::parse(r.figures_json, nullptr, false).is_object()) {
+      return absl::DataLossError(
+          absl::StrCat(path, ": run ", r.id, ": figures are not a JSON object"));
+    }
+  }
+  return BuildReportData(*std::move(rows), path);
+}
+
+namespace {
+
+// "1.3-2.4x name" over the stretch, or "" without a baseline there.
+std::string GainOver(const Study& s, const Stretch& st, const std::string& baseline,
+                     const std::string& name) {
+  double lo = 1e300, hi = 0;
+  for (const Speedup& sp : s.speedups) {
+    if (sp.strategy == st.strategy && sp.baseline == baseline && sp.memory_bytes >= st.from &&
+        sp.memory_bytes <= st.to) {
+      lo = std::min(lo, sp.factor), hi = std::max(hi, sp.factor);
+    }
+  }
+  if (hi <= 0) return "";
+  return hi - lo < 0.05 ? absl::StrFormat("%.1fx %s", hi, name)
+                        : absl::StrFormat("%.1f-%.1fx %s", lo, hi, name);
+}
+
+int OffloadingStrategiesAt(const Study& s, int64_t memory) {
+  int n = 0;
+  for (const auto& [strategy, curve] : s.curves) {
+    if (strategy != "in_memory" && At(curve, memory)) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+std::string StudyHeadline(const Study& s) {
+  if (s.fastest.empty()) return "No offloading strategy ran for this device and model.";
+  std::vector<Stretch> stretches;
+  std::vector<bool> alone;
+  for (const auto& [memory, run] : s.fastest) {
+    const bool only = OffloadingStrategiesAt(s, memory) == 1;
+    if (stretches.empty() || stretches.back().strategy != run->strategy || alone.back() != only) {
+      stretches.push_back({run->strategy, memory, memory});
+      alone.push_back(only);
+    } else {
+      stretches.back().to = memory;
+    }
+  }
+  std::vector<std::string> parts;
+  for (size_t i = 0; i < stretches.size(); ++i) {
+    const Stretch& st = stretches[i];
+    const std::string range = st.from == st.to ? absl::StrCat("at ", FormatGb(st.from))
+                                               : absl::StrCat("from ", FormatGb(st.from), " to ",
+                                                              FormatGb(st.to));
+    if (alone[i]) {
+      parts.push_back(absl::StrCat("only ", st.strategy, " fits ", range));
+      continue;
+    }
+    std::vector<std::string> gains;
+    for (const auto& [baseline, name] : {std::pair<std::string, std::string>{"llamacpp", "llama.cpp"},
+                                         {"llmflash", "LLM in a Flash"}}) {
+      if (std::string g = GainOver(s, st, baseline, name); !g.empty()) gains.push_back(g);
+    }
+    parts.push_back(absl::StrCat(st.strategy, " is fastest ", range,
+                                 gains.empty() ? "" : absl::StrCat(" (", absl::StrJoin(gains, ", "), ")")));
+  }
+  std::string headline = absl::StrCat(absl::StrJoin(parts, "; "), ".");
+  headline[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(headline[0])));
+  if (!s.at_chosen.empty()) {
+    std::vector<std::string> why;
+    for (const ReportRun* r : s.at_chosen) {
+      why.push_back(absl::StrFormat("%s reads %s per token and waits for flash %.0f%% of the time",
+                                    r->strategy, FormatBytesShort(r->flash_bytes_per_token),
+                                    100 * r->io_stall_share));
+    }
+    absl::StrAppend(&headline, " Why, at ", FormatGb(s.chosen_budget), ": ", absl::StrJoin(why, "; "),
+                    ".");
+  }
+  return headline;
+}
+
+std::string FormatBytesShort(double bytes) {
+  if (bytes >= 1e9) return absl::StrFormat("%.2f GB", bytes / 1e9);
+  if (bytes >= 1e6) return absl::StrFormat("%.0f MB", bytes / 1e6);
+  if (bytes >= 1e3) return absl::StrFormat("%.0f kB", bytes / 1e3);
+  return absl::StrFormat("%.0f B", bytes);
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,91 @@
+// What the report shows, computed from a results database only: the runs with
+// their figures parsed, grouped by device and model into studies, and the
+// derived tables (tokens/s by budget per strategy, speedups, hit rate by cache
+// size per policy, the chosen budget's time split and latency CDF, predicted
+// against measured). The HTML, Markdown and CSV writers only format these.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "reports/results_db.h"
+
+namespace sparseflash {
+
+struct ReportRun {
+  int64_t id = 0, linked_run = 0;
+  std::string mode, device, model, trace, strategy, policy, options, origin;
+  std::string policy_used;  // the policy the strategy ran with (its default when policy is "")
+  int threads = 0;
+  uint64_t tokens = 0;
+  int64_t memory_bytes = 0;  // the budget: as configured, else resident + cache
+  int64_t cache_bytes = 0;
+  double tokens_per_s = 0, ttft_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0;
+  double hit_rate = 0, flash_bytes_per_token = 0, io_stall_share = 0;
+  std::vector<std::pair<std::string, double>> breakdown_ms;  // mean token, in engine order
+  std::vector<double> latency_ms;
+
+  // The strategy plus whatever differs from its defaults ("powerinfer2/s3fifo").
+  std::string Variant() const;
+  bool plain() const { return Variant() == strategy; }
+};
+
+// A point of a strategy's curve.
+struct BudgetPoint {
+  int64_t memory_bytes = 0;
+  const ReportRun* run = nullptr;
+};
+
+struct Speedup {
+  int64_t memory_bytes = 0;
+  std::string strategy, baseline;
+  double factor = 0;
+};
+
+// One device x model.
+struct Study {
+  std::string device, model;
+  // Default-configured simulated runs per strategy, by budget (ascending).
+  std::map<std::string, std::vector<BudgetPoint>> curves;
+  std::vector<Speedup> speedups;  // over llamacpp and over llmflash at equal budgets
+  // Simulated runs per policy of the strategy whose policies were compared.
+  std::string policy_strategy;
+  std::map<std::string, std::vector<const ReportRun*>> policies;  // by cache bytes
+  // The budget where the most strategies ran (the middle one of those), with
+  // each strategy's run there: for the time split and the latency CDF.
+  int64_t chosen_budget = 0;
+  std::vector<const ReportRun*> at_chosen;
+  // The fastest offloading strategy per budget, for the headline.
+  std::vector<std::pair<int64_t, const ReportRun*>> fastest;
+};
+
+struct Replay {
+  const ReportRun* measured = nullptr;
+  const ReportRun* predicted = nullptr;
+  double error = 0;  // predicted / measured - 1 of decode tokens/s
+};
+
+struct ReportData {
+  std::string db_path;
+  std::vector<ReportRun> runs;  // every run, in id order
+  std::vector<Study> studies;
+  std::vector<Replay> replays;
+};
+
+// Reads the database at `path` (read only) and derives the report's tables;
+// errors name the file and the run whose figures do not parse.
+absl::StatusOr<ReportData> LoadReportData(const std::string& path);
+ReportData BuildReportData(std::vector<RunRow> rows, const std::string& db_path);
+
+// The headline of a study in one or two sentences: which strategy is fastest at
+// which budgets, by how much, and what the others wait for.
+std::string StudyHeadline(const Study& study);
+
+std::string FormatGb(int64_t bytes);         // "2.26 GB"
+std::string FormatBytesShort(double bytes);  // "4.44 GB", "38 MB", "12 kB"
+
+}  // namespace sparseflash

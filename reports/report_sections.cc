@@ -1,0 +1,167 @@
+#include "reports/report_sections.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "reports/svg_chart.h"
+
+namespace sparseflash {
+namespace {
+
+TableCell Text(const std::string& s) { return {.text = s}; }
+// Three significant digits, without exponents for the magnitudes reports show.
+TableCell Num(double v) {
+  const double a = std::fabs(v);
+  std::string text = a >= 100 ? absl::StrFormat("%.0f", v)
+                     : a >= 10 ? absl::StrFormat("%.1f", v)
+                     : a >= 1  ? absl::StrFormat("%.2f", v)
+                               : absl::StrFormat("%.3g", v);
+  return {.text = text, .value = v, .numeric = true};
+}
+TableCell Fixed(double v, int digits) {
+  return {.text = absl::StrFormat("%.*f", digits, v), .value = v, .numeric = true};
+}
+TableCell Empty() { return {.text = "–"}; }
+
+std::string CsvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+Table BudgetTable(const Study& s) {
+  Table t{.title = absl::StrCat("Decode tokens/s by memory budget, ", s.model, " on ", s.device)};
+  t.header = {"memory budget (GB)"};
+  std::set<int64_t> budgets;
+  for (const auto& [strategy, curve] : s.curves) {
+    t.header.push_back(strategy);
+    for (const BudgetPoint& p : curve) budgets.insert(p.memory_bytes);
+  }
+  t.header.push_back("fastest offloading");
+  std::map<int64_t, const ReportRun*> fastest(s.fastest.begin(), s.fastest.end());
+  for (int64_t b : budgets) {
+    std::vector<TableCell> row = {Fixed(b / 1e9, 2)};
+    for (const auto& [strategy, curve] : s.curves) {
+      auto it = std::find_if(curve.begin(), curve.end(),
+                             [&](const BudgetPoint& p) { return p.memory_bytes == b; });
+      row.push_back(it == curve.end() ? Empty() : Num(it->run->tokens_per_s));
+    }
+    row.push_back(fastest.count(b) ? Text(fastest[b]->strategy) : Empty());
+    t.rows.push_back(std::move(row));
+  }
+  return t;
+}
+
+Table SpeedupTable(const Study& s) {
+  Table t{.title = absl::StrCat("Speedup at equal memory budget, ", s.model, " on ", s.device),
+          .left_columns = 3};
+  t.header = {"strategy", "over", "memory budget (GB)", "speedup (x)"};
+  for (const Speedup& sp : s.speedups) {
+    t.rows.push_back({Text(sp.strategy), Text(sp.baseline), Fixed(sp.memory_bytes / 1e9, 2),
+                      Fixed(sp.factor, 2)});
+  }
+  return t;
+}
+
+Table ReplayTable(const ReportData& d) {
+  Table t{.title = "Replays: measured on this hardware against the simulator's prediction",
+          .left_columns = 4};
+  t.header = {"strategy", "device profile", "model", "memory budget (GB)", "measured tokens/s",
+              "predicted tokens/s", "error (%)"};
+  for (const Replay& r : d.replays) {
+    t.rows.push_back({Text(r.measured->strategy), Text(r.measured->device), Text(r.measured->model),
+                      Fixed(r.measured->memory_bytes / 1e9, 2), Num(r.measured->tokens_per_s),
+                      Num(r.predicted->tokens_per_s), Fixed(100 * r.error, 1)});
+  }
+  if (!d.replays.empty()) {
+    std::vector<double> abs;
+    for (const Replay& r : d.replays) abs.push_back(std::fabs(r.error));
+    std::sort(abs.begin(), abs.end());
+    const double median = abs.size() % 2 ? abs[abs.size() / 2]
+                                         : (abs[abs.size() / 2 - 1] + abs[abs.size() / 2]) / 2;
+    t.rows.push_back({Text("median |error|"), Text(""), Text(""), Text(""), Text(""), Text(""),
+                      Fixed(100 * median, 1)});
+  }
+  return t;
+}
+
+Table RunsTable(const ReportData& d) {
+  Table t{.title = "Every run", .left_columns = 8};
+  t.header = {"id",           "mode",          "device",        "model",
+              "strategy",     "policy",        "options",       "trace",
+              "threads",      "tokens",        "memory (GB)",   "cache (GB)",
+              "tokens/s",     "ttft (ms)",     "p50 (ms)",      "p99 (ms)",
+              "hit rate (%)", "flash MB/token", "I/O stall (%)", "linked run"};
+  for (const ReportRun& r : d.runs) {
+    t.rows.push_back({Fixed(static_cast<double>(r.id), 0), Text(r.mode + (r.origin.empty() ? "" : " (" + r.origin + ")")),
+                      Text(r.device), Text(r.model), Text(r.strategy),
+                      Text(r.policy.empty() ? "default" : r.policy), Text(r.options), Text(r.trace),
+                      Fixed(r.threads, 0), Fixed(static_cast<double>(r.tokens), 0),
+                      Fixed(r.memory_bytes / 1e9, 2), Fixed(r.cache_bytes / 1e9, 2),
+                      Num(r.tokens_per_s), Num(r.ttft_ms), Num(r.p50_ms), Num(r.p99_ms),
+                      Fixed(100 * r.hit_rate, 1), Num(r.flash_bytes_per_token / 1e6),
+                      Fixed(100 * r.io_stall_share, 1),
+                      r.linked_run ? Fixed(static_cast<double>(r.linked_run), 0) : Text("")});
+  }
+  return t;
+}
+
+std::string TableHtml(const Table& t) {
+  std::string h = absl::StrCat("<table><caption>", EscapeXml(t.title), "</caption>\n<tr>");
+  for (size_t i = 0; i < t.header.size(); ++i) {
+    absl::StrAppend(&h, "<th", static_cast<int>(i) < t.left_columns ? " class=\"l\"" : "", ">",
+                    EscapeXml(t.header[i]), "</th>");
+  }
+  h += "</tr>\n";
+  for (const auto& row : t.rows) {
+    h += "<tr>";
+    for (size_t i = 0; i < row.size(); ++i) {
+      absl::StrAppend(&h, "<td", static_cast<int>(i) < t.left_columns && !row[i].numeric ? " class=\"l\"" : "",
+                      ">", EscapeXml(row[i].text), "</td>");
+    }
+    h += "</tr>\n";
+  }
+  return h + "</table>\n";
+}
+
+std::string TableMarkdown(const Table& t) {
+  std::string m = absl::StrCat("| ", absl::StrJoin(t.header, " | "), " |\n|");
+  for (size_t i = 0; i < t.header.size(); ++i) {
+    m += static_cast<int>(i) < t.left_columns ? "---|" : "---:|";
+  }
+  m += "\n";
+  for (const auto& row : t.rows) {
+    m += "|";
+    for (const TableCell& c : row) {
+      std::string text = c.text;
+      std::replace(text.begin(), text.end(), '|', '/');
+      absl::StrAppend(&m, " ", text, " |");
+    }
+    m += "\n";
+  }
+  return m;
+}
+
+std::string TableCsv(const Table& t) {
+  std::vector<std::string> header;
+  for (const std::string& h : t.header) header.push_back(CsvField(h));
+  std::string c = absl::StrCat(absl::StrJoin(header, ","), "\n");
+  for (const auto& row : t.rows) {
+    std::vector<std::string> cells;
+    for (const TableCell& cell : row) {
+      cells.push_back(cell.numeric ? absl::StrFormat("%.10g", cell.value)
+                                   : CsvField(cell.text == "–" ? "" : cell.text));
+    }
+    absl::StrAppend(&c, absl::StrJoin(cells, ","), "\n");
+  }
+  return c;
+}
+
+}  // namespace sparseflash

@@ -1,0 +1,38 @@
+// The report's tables, built once and rendered as HTML, Markdown or CSV (CSV
+// keeps full precision; the others show rounded text).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "reports/report_data.h"
+
+namespace sparseflash {
+
+struct TableCell {
+  std::string text;
+  double value = 0;
+  bool numeric = false;
+};
+
+struct Table {
+  std::string title;
+  std::vector<std::string> header;
+  std::vector<std::vector<TableCell>> rows;
+  int left_columns = 1;  // leading text columns, aligned left
+};
+
+// Tokens/s of each strategy (columns) at each budget (rows) of a study.
+Table BudgetTable(const Study& study);
+// Speedups over llama.cpp and LLM in a Flash, per strategy and budget.
+Table SpeedupTable(const Study& study);
+// Replays: measured and predicted tokens/s and the error.
+Table ReplayTable(const ReportData& data);
+// Every run with its configuration and figures.
+Table RunsTable(const ReportData& data);
+
+std::string TableHtml(const Table& table);
+std::string TableMarkdown(const Table& table);
+std::string TableCsv(const Table& table);
+
+}  // namespace sparseflash
