@@ -268,7 +268,7 @@ std::string StudyHeadline(const Study& s) {
                                                : absl::StrCat("from ", FormatGb(st.from), " to ",
                                                               FormatGb(st.to));
     if (alone[i]) {
-      parts.push_back(absl::StrCat("only ", st.strategy, " fits ", range));
+      parts.push_back(absl::StrCat(i == 0 ? "Only " : "only ", st.strategy, " fits ", range));
       continue;
     }
     std::vector<std::string> gains;
@@ -280,7 +280,6 @@ std::string StudyHeadline(const Study& s) {
                                  gains.empty() ? "" : absl::StrCat(" (", absl::StrJoin(gains, ", "), ")")));
   }
   std::string headline = absl::StrCat(absl::StrJoin(parts, "; "), ".");
-  headline[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(headline[0])));
   if (!s.at_chosen.empty()) {
     std::vector<std::string> why;
     for (const ReportRun* r : s.at_chosen) {

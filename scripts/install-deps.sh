@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages sparseflash builds and tests with, if missing.
+# Installs the Debian 12 packages sparseflash builds with, if missing; with
+# --test also what the tests use (chromium renders the HTML report).
 # Uses apt-get directly as root, sudo otherwise.
 set -euo pipefail
 
@@ -7,8 +8,9 @@ packages=(
   build-essential cmake ninja-build pkg-config
   libabsl-dev libprotobuf-dev protobuf-compiler libsqlite3-dev liburing-dev
   libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libhwy-dev libcli11-dev
-  nlohmann-json3-dev
+  nlohmann-json3-dev sqlite3
 )
+if [ "${1:-}" = "--test" ]; then packages+=(chromium); fi
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,156 @@
+#include "reports/report.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gtest/gtest.h"
+#include "reports/report_sections.h"
+
+namespace sparseflash {
+namespace {
+
+RunRow Run(const std::string& strategy, int64_t memory, double tps, const std::string& policy = "",
+           const std::string& device = "phone<1>") {
+  RunRow r;
+  r.config.device = device;
+  r.config.model = "m7b";
+  r.config.strategy = strategy;
+  r.config.policy = policy;
+  r.config.memory_bytes = memory;
+  r.config.tokens = 4;
+  r.decode_tokens_per_s = tps;
+  const int64_t cache = memory / 2;
+  r.figures_json = absl::StrCat(
+      R"({"decode_tokens_per_s":)", tps, R"(,"hit_rate":)", 0.5 + memory / 1e11,
+      R"(,"io_stall_share":0.25,"flash_bytes_per_token":1e6,"cache_bytes":)", cache,
+      R"(,"breakdown_ms":{"attention":1,"predictor":0,"ffn_compute":2,"io_wait":3,)",
+      R"("memory_management":0,"other":0.5},"options":{"policy":"lru"}})");
+  r.token_latency_ms = {1000 / tps, 1000 / tps, 2000 / tps, 500 / tps};
+  return r;
+}
+
+std::string Fresh(const std::string& name) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+  return path;
+}
+
+// A study with two budgets, three strategies, two policies and one replay.
+std::string MakeDb() {
+  const std::string path = Fresh("report.db");
+  auto db = *ResultsDb::Open(path);
+  EXPECT_TRUE(db->Insert(Run("llamacpp", 2'000'000'000, 0.1)).ok());
+  EXPECT_TRUE(db->Insert(Run("llamacpp", 3'000'000'000, 0.125)).ok());
+  EXPECT_TRUE(db->Insert(Run("llmflash", 3'000'000'000, 1.0)).ok());
+  EXPECT_TRUE(db->Insert(Run("powerinfer2", 2'000'000'000, 2.0)).ok());
+  const int64_t predicted = *db->Insert(Run("powerinfer2", 3'000'000'000, 4.0));
+  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.0, "s3fifo")).ok());
+  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.5, "belady")).ok());
+  RunRow real = Run("powerinfer2", 3'000'000'000, 5.0);
+  real.mode = "real";
+  real.linked_run = predicted;
+  EXPECT_TRUE(db->Insert(real).ok());
+  return path;
+}
+
+TEST(Report, TablesMatchTheDatabase) {
+  absl::StatusOr<ReportData> d = LoadReportData(MakeDb());
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->runs.size(), 8u);
+  ASSERT_EQ(d->studies.size(), 1u);
+  const Study& s = d->studies[0];
+  ASSERT_EQ(s.curves.size(), 3u);
+  EXPECT_EQ(s.curves.at("powerinfer2").size(), 2u);  // the policy runs are not on the curve
+  EXPECT_DOUBLE_EQ(s.curves.at("powerinfer2")[1].run->tokens_per_s, 4.0);
+
+  Table budgets = BudgetTable(s);
+  ASSERT_EQ(budgets.rows.size(), 2u);
+  EXPECT_EQ(budgets.header[1], "llamacpp");
+  EXPECT_DOUBLE_EQ(budgets.rows[1][1].value, 0.125);
+  EXPECT_EQ(budgets.rows[0][2].text, "–");  // llmflash did not run at 2 GB
+  EXPECT_EQ(budgets.rows[1].back().text, "powerinfer2");
+
+  bool found = false;
+  for (const Speedup& sp : s.speedups) {
+    if (sp.strategy == "powerinfer2" && sp.baseline == "llamacpp" && sp.memory_bytes == 3'000'000'000) {
+      EXPECT_DOUBLE_EQ(sp.factor, 4.0 / 0.125);
+      found = true;
+    }
+  }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(s.chosen_budget, 3'000'000'000);
+  EXPECT_EQ(s.at_chosen.size(), 3u);
+
+  EXPECT_EQ(s.policy_strategy, "powerinfer2");
+  EXPECT_EQ(s.policies.size(), 3u);  // lru (the default's), s3fifo, belady
+  EXPECT_TRUE(s.policies.count("lru"));
+
+  ASSERT_EQ(d->replays.size(), 1u);
+  EXPECT_DOUBLE_EQ(d->replays[0].error, 4.0 / 5.0 - 1);
+  Table replays = ReplayTable(*d);
+  EXPECT_DOUBLE_EQ(replays.rows[0][4].value, 5.0);
+  EXPECT_DOUBLE_EQ(replays.rows[0][6].value, -20.0);
+
+  const std::string headline = StudyHeadline(s);
+  EXPECT_NE(headline.find("powerinfer2 is fastest from 2.00 GB to 3.00 GB"), std::string::npos)
+      << headline;
+  EXPECT_NE(headline.find("20.0-32.0x llama.cpp, 4.0x LLM in a Flash"), std::string::npos) << headline;
+}
+
+TEST(Report, WritesEveryFileWithTheNumbers) {
+  absl::StatusOr<ReportData> d = LoadReportData(MakeDb());
+  ASSERT_TRUE(d.ok());
+  const std::string dir = ::testing::TempDir() + "/report_out";
+  std::filesystem::remove_all(dir);
+  absl::StatusOr<std::vector<std::string>> files = WriteReport(*d, dir);
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ(files->size(), 6u);
+  auto read = [&](const std::string& name) {
+    std::ifstream in(dir + "/" + name);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  const std::string html = read("report.html");
+  size_t svgs = 0;
+  for (size_t p = html.find("<svg"); p != std::string::npos; p = html.find("<svg", p + 1)) ++svgs;
+  // tokens/s, 2 speedups, policies, time split, CDF, predicted vs measured.
+  EXPECT_EQ(svgs, 7u);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("phone&lt;1&gt;"), std::string::npos);  // names are escaped
+  EXPECT_EQ(html.find("phone<1>"), std::string::npos);
+
+  // runs.csv: one line per run plus the header, figures at full precision.
+  const std::vector<std::string> lines = absl::StrSplit(read("runs.csv"), '\n', absl::SkipEmpty());
+  ASSERT_EQ(lines.size(), 9u);
+  EXPECT_NE(lines[1].find(",0.1,"), std::string::npos) << lines[1];
+  const std::string budgets = read("budgets.csv");
+  EXPECT_NE(budgets.find("phone<1>,m7b,powerinfer2,3000000000,4,"), std::string::npos) << budgets;
+  EXPECT_NE(read("speedups.csv").find("powerinfer2,llamacpp,3000000000,32"), std::string::npos);
+  EXPECT_NE(read("report.md").find("| 3.00 | 0.125 | 1.00 | 4.00 |"), std::string::npos)
+      << read("report.md");
+}
+
+TEST(Report, AnEmptyDatabaseGivesAReportThatSaysSo) {
+  const std::string path = Fresh("empty.db");
+  { ASSERT_TRUE(ResultsDb::Open(path).ok()); }
+  absl::StatusOr<ReportData> d = LoadReportData(path);
+  ASSERT_TRUE(d.ok());
+  EXPECT_NE(RenderHtml(*d).find("0 runs"), std::string::npos);
+}
+
+TEST(Report, UnwritableOutputIsNamed) {
+  absl::StatusOr<ReportData> d = LoadReportData(MakeDb());
+  ASSERT_TRUE(d.ok());
+  const std::string file = ::testing::TempDir() + "/not_a_dir";
+  std::ofstream(file) << "x";
+  absl::StatusOr<std::vector<std::string>> files = WriteReport(*d, file + "/sub");
+  ASSERT_FALSE(files.ok());
+  EXPECT_NE(files.status().message().find("not_a_dir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash
