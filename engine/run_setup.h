@@ -23,6 +23,9 @@ struct RunSetupConfig {
   ModelSpec model;
   std::string trace_path;  // "" = generate the model's default trace
   uint64_t seed = 1;
+  // The generated trace made beforehand (seed `seed`, at least `tokens` tokens),
+  // shared by runs; null = generate on the fly.
+  std::shared_ptr<const TokenTrace> generated;
   uint64_t tokens = 256;
   std::string strategy = "powerinfer2";
   std::vector<std::string> options;  // "key=value"

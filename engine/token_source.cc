@@ -1,5 +1,7 @@
 #include "engine/token_source.h"
 
+#include <algorithm>
+
 #include "traces/generator.h"
 #include "traces/trace_reader.h"
 
@@ -25,6 +27,22 @@ class GeneratorSource : public TokenSource {
 
  private:
   TraceGenerator generator_;
+};
+
+class MemorySource : public TokenSource {
+ public:
+  MemorySource(std::shared_ptr<const TokenTrace> trace, uint64_t tokens)
+      : trace_(std::move(trace)), left_(std::min<uint64_t>(tokens, trace_->tokens.size())) {}
+  const TraceHeader& header() const override { return trace_->header; }
+  absl::StatusOr<bool> Next(TokenActivations* token) override {
+    if (next_ >= left_) return false;
+    *token = trace_->tokens[next_++];
+    return true;
+  }
+
+ private:
+  std::shared_ptr<const TokenTrace> trace_;
+  uint64_t left_, next_ = 0;
 };
 
 class StepSource : public TokenSource {
@@ -54,6 +72,28 @@ std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_
                                                  uint64_t tokens) {
   GeneratorOptions options{.seed = seed, .tokens = tokens};
   return std::make_unique<GeneratorSource>(model, options);
+}
+
+absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
+                                                                   uint64_t seed, uint64_t tokens) {
+  auto trace = std::make_shared<TokenTrace>();
+  trace->seed = seed;
+  TraceGenerator generator(model, {.seed = seed, .tokens = tokens});
+  trace->header = generator.header();
+  trace->tokens.reserve(tokens);
+  TokenActivations token;
+  for (;;) {
+    absl::StatusOr<bool> more = generator.Next(&token);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    trace->tokens.push_back(token);
+  }
+  return std::shared_ptr<const TokenTrace>(std::move(trace));
+}
+
+std::unique_ptr<TokenSource> MakeMemorySource(std::shared_ptr<const TokenTrace> trace,
+                                              uint64_t tokens) {
+  return std::make_unique<MemorySource>(std::move(trace), tokens);
 }
 
 }  // namespace sparseflash

@@ -1,9 +1,12 @@
-// Where the engine's tokens come from: a trace file streamed from disk or a
-// synthetic generator run on the fly. Both yield TokenActivations in order.
+// Where the engine's tokens come from: a trace file streamed from disk, a
+// synthetic generator run on the fly, or a generated trace held in memory and
+// shared by many runs (a sweep generates each trace once). All yield
+// TokenActivations in order.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "traces/activation.h"
@@ -24,5 +27,17 @@ absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& 
 std::unique_ptr<TokenSource> MakeStepSource(int steps);
 std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
                                                  uint64_t tokens);
+
+// A generated trace in memory: the same tokens MakeGeneratorSource yields.
+struct TokenTrace {
+  TraceHeader header;
+  uint64_t seed = 0;
+  std::vector<TokenActivations> tokens;
+};
+absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
+                                                                   uint64_t seed, uint64_t tokens);
+// Its first `tokens` tokens.
+std::unique_ptr<TokenSource> MakeMemorySource(std::shared_ptr<const TokenTrace> trace,
+                                              uint64_t tokens);
 
 }  // namespace sparseflash

@@ -248,7 +248,7 @@ int OffloadingStrategiesAt(const Study& s, int64_t memory) {
 
 }  // namespace
 
-std::string StudyHeadline(const Study& s) {
+std::string StudyHeadline(const Study& s, bool with_why) {
   if (s.fastest.empty()) return "No offloading strategy ran for this device and model.";
   std::vector<Stretch> stretches;
   std::vector<bool> alone;
@@ -280,7 +280,7 @@ std::string StudyHeadline(const Study& s) {
                                  gains.empty() ? "" : absl::StrCat(" (", absl::StrJoin(gains, ", "), ")")));
   }
   std::string headline = absl::StrCat(absl::StrJoin(parts, "; "), ".");
-  if (!s.at_chosen.empty()) {
+  if (with_why && !s.at_chosen.empty()) {
     std::vector<std::string> why;
     for (const ReportRun* r : s.at_chosen) {
       why.push_back(absl::StrFormat("%s reads %s per token and waits for flash %.0f%% of the time",

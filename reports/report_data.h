@@ -82,8 +82,8 @@ absl::StatusOr<ReportData> LoadReportData(const std::string& path);
 ReportData BuildReportData(std::vector<RunRow> rows, const std::string& db_path);
 
 // The headline of a study in one or two sentences: which strategy is fastest at
-// which budgets, by how much, and what the others wait for.
-std::string StudyHeadline(const Study& study);
+// which budgets, by how much, and (with `why`) what each reads and waits for.
+std::string StudyHeadline(const Study& study, bool why = true);
 
 std::string FormatGb(int64_t bytes);         // "2.26 GB"
 std::string FormatBytesShort(double bytes);  // "4.44 GB", "38 MB", "12 kB"

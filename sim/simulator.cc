@@ -27,6 +27,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
   return {.model = c.model,
           .trace_path = c.trace_path,
           .seed = c.seed,
+          .generated = c.generated,
           .tokens = c.tokens,
           .strategy = c.strategy,
           .options = c.options,

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "absl/strings/str_format.h"
+
 namespace sparseflash::cli {
 
 int ReportError(const absl::Status& status) {
@@ -29,6 +31,41 @@ void Progress(const std::string& what, uint64_t done, uint64_t total) {
   } else {
     std::fprintf(stderr, "%s: %llu/%llu (%.0f%%)\n", what.c_str(),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), pct);
+  }
+}
+
+std::string FormatDuration(double s) {
+  if (s < 60) return absl::StrFormat("%.0fs", s);
+  if (s < 3600) {
+    return absl::StrFormat("%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
+  }
+  return absl::StrFormat("%dh%02dm", static_cast<int>(s) / 3600, static_cast<int>(s) % 3600 / 60);
+}
+
+ProgressBar::ProgressBar(std::string what)
+    : what_(std::move(what)),
+      tty_(isatty(STDERR_FILENO)),
+      last_(std::chrono::steady_clock::now() - std::chrono::hours(1)) {}
+
+void ProgressBar::operator()(int64_t done, int64_t total, double elapsed_s) {
+  const auto now = std::chrono::steady_clock::now();
+  const bool final = done == total;
+  if (!final && now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(5))) {
+    return;
+  }
+  last_ = now;
+  const double rate = elapsed_s > 0 ? done / elapsed_s : 0;
+  const std::string left = rate > 0 ? FormatDuration((total - done) / rate) : "?";
+  const double share = total ? static_cast<double>(done) / total : 1;
+  if (tty_) {
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(share * kWidth);
+    absl::FPrintF(stderr, "\r%s [%s%s] %d/%d  %.1f runs/s  %s left   %s", what_,
+                  std::string(filled, '#'), std::string(kWidth - filled, '.'), done, total, rate,
+                  left, final ? "\n" : "");
+  } else {
+    absl::FPrintF(stderr, "%s: %d/%d (%.0f%%), %.1f runs/s, %s left\n", what_, done, total,
+                  100 * share, rate, left);
   }
 }
 

@@ -3,6 +3,8 @@
 // action returns the process exit code; errors are printed by ReportError.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -23,6 +25,22 @@ int ReportError(const absl::Status& status);
 
 // Progress line on stderr ("\r" on a terminal, periodic lines otherwise).
 void Progress(const std::string& what, uint64_t done, uint64_t total);
+
+// "42s", "3m05s", "1h20m".
+std::string FormatDuration(double seconds);
+
+// Progress of many runs on stderr: a bar with done/total, rate and time left,
+// redrawn in place on a terminal; a plain line every 5 s otherwise.
+class ProgressBar {
+ public:
+  explicit ProgressBar(std::string what);
+  void operator()(int64_t done, int64_t total, double elapsed_s);
+
+ private:
+  std::string what_;
+  bool tty_;
+  std::chrono::steady_clock::time_point last_;
+};
 
 void AddTraceCommands(CLI::App& app, Dispatch& dispatch);
 void AddModelCommands(CLI::App& app, Dispatch& dispatch);

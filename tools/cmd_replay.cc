@@ -1,7 +1,6 @@
 // sparseflash replay: a trace through the real engine on this machine, beside
 // the simulator's prediction for the same configuration and device profile.
 #include <iostream>
-#include <thread>
 
 #include "absl/strings/str_format.h"
 #include "common/units.h"
@@ -10,7 +9,7 @@
 #include "engine/run_summary.h"
 #include "sim/simulator.h"
 #include "tools/cli.h"
-#include "tools/run_store.h"
+#include "tools/replay_run.h"
 #include "traces/model_catalog.h"
 
 namespace sparseflash::cli {
@@ -29,36 +28,6 @@ struct ReplayArgs {
 void PrintRow(const char* name, double measured, double predicted, const char* unit) {
   absl::PrintF("  %-28s %12.3f %12.3f %8.1f %%  %s\n", name, measured, predicted,
                predicted != 0 || measured != 0 ? 100 * (predicted / measured - 1) : 0.0, unit);
-}
-
-// Stores the prediction (unless this configuration's is already stored) and the
-// measurement linked to it, in one transaction.
-absl::StatusOr<int64_t> StoreReplay(const std::string& path, const SimulationConfig& sc,
-                                    const SimulationResult& predicted, const RunSummary& p,
-                                    const RealRunResult& real, const RunSummary& m,
-                                    const std::map<std::string, std::string>& options) {
-  absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(path);
-  if (!db.ok()) return db.status();
-  const RunConfig config = MakeRunConfig(sc);
-  int64_t id = 0;
-  absl::Status s = (*db)->InTransaction([&]() -> absl::Status {
-    absl::StatusOr<int64_t> predicted_id = (*db)->Find(config.Key(), "simulated");
-    if (!predicted_id.ok()) return predicted_id.status();
-    if (*predicted_id == 0) {
-      predicted_id = (*db)->Insert(MakeRunRow(
-          config, "simulated", RunFigures(sc, p, predicted.memory, predicted.options),
-          predicted.record));
-      if (!predicted_id.ok()) return predicted_id.status();
-    }
-    RunRow measured = MakeRunRow(config, "real", RunFigures(sc, m, real.memory, options), real.record);
-    measured.linked_run = *predicted_id;
-    absl::StatusOr<int64_t> measured_id = (*db)->Insert(measured);
-    if (!measured_id.ok()) return measured_id.status();
-    id = *measured_id;
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return id;
 }
 
 int RunReplay(const ReplayArgs& a) {
@@ -84,22 +53,15 @@ int RunReplay(const ReplayArgs& a) {
   sc.tokens = a.tokens;
   sc.threads = a.threads;
   sc.seed = a.seed;
-  // The real run uses this machine's cores; the prediction the profile's.
-  RunSetupConfig rc = RunSetupOf(sc);
-  rc.cpu_cores = static_cast<int>(std::thread::hardware_concurrency());
-  rc.npu_present = false;
-  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
-  if (!setup.ok()) return ReportError(setup.status());
-  absl::StatusOr<RealRunResult> real =
-      RunReal(*setup, *model, {.weights_path = a.weights, .io = a.io});
-  if (!real.ok()) return ReportError(real.status());
-  if (!real->notice.empty()) std::fprintf(stderr, "%s\n", real->notice.c_str());
-  absl::StatusOr<SimulationResult> predicted = Simulate(sc);
-  if (!predicted.ok()) return ReportError(predicted.status());
-  const RunSummary m = Summarize(real->record), p = Summarize(predicted->record);
-  const double error = p.decode_tokens_per_s / m.decode_tokens_per_s - 1;
-  if (!a.db.empty()) {  // the prediction, then the measurement linked to it
-    absl::StatusOr<int64_t> id = StoreReplay(a.db, sc, *predicted, p, *real, m, setup->options);
+  absl::StatusOr<ReplayResult> r =
+      ReplayOnce(sc, {.weights_path = a.weights, .io = a.io});
+  if (!r.ok()) return ReportError(r.status());
+  if (!r->real.notice.empty()) std::fprintf(stderr, "%s\n", r->real.notice.c_str());
+  const RunSummary &m = r->measured_summary, &p = r->predicted_summary;
+  const RealRunResult* real = &r->real;
+  const double error = r->error;
+  if (!a.db.empty()) {
+    absl::StatusOr<int64_t> id = StoreReplay(a.db, sc, *r);
     if (!id.ok()) return ReportError(id.status());
   }
   if (a.json) {

@@ -20,45 +20,6 @@ struct SweepArgs {
   bool list = false;
 };
 
-std::string Duration(double s) {
-  if (s < 60) return absl::StrFormat("%.0fs", s);
-  if (s < 3600) return absl::StrFormat("%dm%02ds", static_cast<int>(s) / 60, static_cast<int>(s) % 60);
-  return absl::StrFormat("%dh%02dm", static_cast<int>(s) / 3600, static_cast<int>(s) % 3600 / 60);
-}
-
-// A bar redrawn in place on a terminal; a plain line every 5 s otherwise.
-class ProgressBar {
- public:
-  void operator()(const SweepProgress& p) {
-    const auto now = std::chrono::steady_clock::now();
-    const bool final = p.done == p.total;
-    if (!final && now - last_ < (tty_ ? std::chrono::milliseconds(200) : std::chrono::seconds(5))) {
-      return;
-    }
-    last_ = now;
-    const double rate = p.elapsed_s > 0 ? p.done / p.elapsed_s : 0;
-    const std::string left = rate > 0 ? Duration((p.total - p.done) / rate) : "?";
-    const double share = p.total ? static_cast<double>(p.done) / p.total : 1;
-    if (tty_) {
-      constexpr int kWidth = 30;
-      const int filled = static_cast<int>(share * kWidth);
-      std::fprintf(stderr, "\rsweep [%s%s] %lld/%lld  %.1f runs/s  %s left   %s",
-                   std::string(filled, '#').c_str(), std::string(kWidth - filled, '.').c_str(),
-                   static_cast<long long>(p.done), static_cast<long long>(p.total), rate,
-                   left.c_str(), final ? "\n" : "");
-    } else {
-      std::fprintf(stderr, "sweep: %lld/%lld (%.0f%%), %.1f runs/s, %s left\n",
-                   static_cast<long long>(p.done), static_cast<long long>(p.total), 100 * share,
-                   rate, left.c_str());
-    }
-  }
-
- private:
-  const bool tty_ = isatty(STDERR_FILENO);
-  std::chrono::steady_clock::time_point last_ =
-      std::chrono::steady_clock::now() - std::chrono::hours(1);
-};
-
 int RunSweepCommand(const SweepArgs& a) {
   absl::StatusOr<SweepPlan> plan = LoadSweep(a.config);
   if (!plan.ok()) return ReportError(plan.status());
@@ -74,16 +35,18 @@ int RunSweepCommand(const SweepArgs& a) {
                shard->count > 1 ? absl::StrFormat(" (shard %d of %d)", shard->index, shard->count).c_str()
                                 : "",
                a.jobs, a.db.c_str());
-  ProgressBar bar;
+  ProgressBar bar("sweep");
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<SweepOutcome> out =
-      RunSweep(jobs, {.db = a.db, .jobs = a.jobs, .progress = std::ref(bar)});
+      RunSweep(jobs, {.db = a.db, .jobs = a.jobs, .progress = [&bar](const SweepProgress& p) {
+                        bar(p.done, p.total, p.elapsed_s);
+                      }});
   if (!out.ok()) return ReportError(out.status());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   absl::PrintF("%lld ran, %lld already stored, %lld infeasible, %zu failed, in %s; results in %s\n",
                static_cast<long long>(out->ran), static_cast<long long>(out->skipped),
-               static_cast<long long>(out->infeasible), out->failures.size(), Duration(seconds),
+               static_cast<long long>(out->infeasible), out->failures.size(), FormatDuration(seconds),
                a.db);
   if (out->infeasible > 0) {
     absl::PrintF("infeasible (memory budget below the strategy's resident set), e.g. %s\n",

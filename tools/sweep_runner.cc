@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -15,6 +16,27 @@
 
 namespace sparseflash::cli {
 namespace {
+
+// Generated traces, made once per (model, seed, tokens) and shared by the runs
+// of a sweep (generating costs more than simulating).
+class GeneratedTraces {
+ public:
+  absl::StatusOr<std::shared_ptr<const TokenTrace>> Get(const ModelSpec& model, uint64_t seed,
+                                                        uint64_t tokens) {
+    std::lock_guard<std::mutex> lock(mu_);
+    const std::string key = absl::StrCat(model.name, "/", seed, "/", tokens);
+    auto it = traces_.find(key);
+    if (it != traces_.end()) return it->second;
+    absl::StatusOr<std::shared_ptr<const TokenTrace>> trace = GenerateTokenTrace(model, seed, tokens);
+    if (!trace.ok()) return trace.status();
+    traces_.emplace(key, *trace);
+    return trace;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const TokenTrace>> traces_;
+};
 
 // Shared state of the workers; every field is guarded by `mu` except `next`.
 class SweepState {
@@ -48,6 +70,12 @@ class SweepState {
     absl::StatusOr<bool> stored = db.Has(key.Key(), "simulated");
     if (!stored.ok()) return stored.status();
     if (*stored) return Finish(job, absl::OkStatus(), true);
+    if (config->trace_path.empty()) {
+      absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
+          traces_.Get(config->model, config->seed, config->tokens);
+      if (!trace.ok()) return Finish(job, trace.status(), false);
+      config->generated = *std::move(trace);
+    }
     absl::StatusOr<SimulationResult> r = Simulate(*config);
     if (!r.ok()) return Finish(job, r.status(), false);
     const RunSummary s = Summarize(r->record);
@@ -83,6 +111,7 @@ class SweepState {
   const SweepOptions& options_;
   const std::chrono::steady_clock::time_point start_;
   std::atomic<size_t> next_{0};
+  GeneratedTraces traces_;
   std::mutex mu_;
   SweepOutcome outcome_;
   int64_t done_ = 0;

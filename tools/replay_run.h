@@ -1,0 +1,34 @@
+// One replay: a configuration run by the real engine on this machine and by the
+// simulator with the given device profile, and the pair stored in a results
+// database (the measurement linked to its prediction). Shared by `replay` and
+// `demo`.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "engine/real/real_run.h"
+#include "engine/run_summary.h"
+#include "sim/simulator.h"
+
+namespace sparseflash::cli {
+
+struct ReplayResult {
+  RealRunResult real;
+  SimulationResult predicted;
+  RunSummary measured_summary, predicted_summary;
+  std::map<std::string, std::string> options;  // as the real run resolved them
+  double error = 0;  // predicted / measured - 1 of decode tokens/s
+};
+
+// Runs `config` for real (reading `real_options.weights_path`) and simulated.
+absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& config,
+                                        const RealRunOptions& real_options);
+
+// Stores the prediction (unless this configuration's is already stored) and the
+// measurement linked to it, in one transaction; returns the measurement's id.
+absl::StatusOr<int64_t> StoreReplay(const std::string& db_path, const SimulationConfig& config,
+                                    const ReplayResult& replay);
+
+}  // namespace sparseflash::cli
