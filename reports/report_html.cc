@@ -87,7 +87,7 @@ std::string SpeedupChart(const Study& s, const std::string& baseline, const std:
 std::string PolicyChart(const Study& s) {
   XyChart c{.title = absl::StrCat("Neuron-cache hit rate by cache size (", s.policy_strategy, ")"),
             .x = {.label = "neuron cache (GB)"},
-            .y = {.label = "hit rate (%)", .from_zero = false}};
+            .y = {.label = "hit rate (%)", .max = 100}};
   for (const auto& [policy, runs] : s.policies) {
     ChartSeries ser{.name = policy == "belady" ? "belady (ceiling)" : policy,
                     .color = ColorFor(policy),

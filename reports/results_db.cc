@@ -116,7 +116,7 @@ std::string RunConfig::Key() const {
   return absl::StrFormat("%016x", StableHash64(CanonicalText()));
 }
 
-std::string SparseflashVersion() { return "0.3.0"; }
+std::string SparseflashVersion() { return "0.4.0"; }
 
 std::string HostName() {
   char host[256] = "unknown";

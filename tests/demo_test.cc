@@ -1,0 +1,73 @@
+// The README's main command: `sparseflash demo` writes results.db with the
+// built-in sweep (two phones x two models x four strategies x six budgets and
+// the policy comparison) and the report, and a second run reuses every run.
+// The replay part (calibration and real reads) is covered by replay_test.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <tuple>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "reports/results_db.h"
+#include "tests/shared_data.h"
+
+using sparseflash::testing::SharedData;
+
+namespace sparseflash {
+namespace {
+
+std::string Demo(const std::string& out, int* status) {
+  const std::string command = absl::StrCat(SF_CLI, " demo --no-replay --out ", out,
+                                           " --tiny-model ", SharedData("tinystories-relu-260k"),
+                                           " 2>/dev/null");
+  FILE* p = popen(command.c_str(), "r");
+  std::string text;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
+  const int st = pclose(p);
+  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return text;
+}
+
+TEST(Demo, WritesTheDatabaseAndTheReportAndResumes) {
+  const std::string out = ::testing::TempDir() + "/demo";
+  std::filesystem::remove_all(out);
+  int status = -1;
+  const std::string first = Demo(out, &status);
+  ASSERT_EQ(status, 0) << first;
+  EXPECT_TRUE(std::filesystem::exists(out + "/report/report.html"));
+  EXPECT_TRUE(std::filesystem::exists(out + "/report/runs.csv"));
+  EXPECT_NE(first.find("Report:"), std::string::npos);
+  EXPECT_NE(first.find("identical to the dense golden text"), std::string::npos) << first;
+
+  auto db = ResultsDb::Open(out + "/results.db");
+  ASSERT_TRUE(db.ok());
+  auto rows = (*db)->ReadRuns();
+  ASSERT_TRUE(rows.ok());
+  std::set<std::tuple<std::string, std::string, std::string>> cells;
+  std::map<std::tuple<std::string, std::string, std::string>, int> budgets;
+  std::set<std::string> policies;
+  for (const RunRow& r : *rows) {
+    cells.insert({r.config.device, r.config.model, r.config.strategy});
+    if (r.config.policy.empty()) ++budgets[{r.config.device, r.config.model, r.config.strategy}];
+    policies.insert(r.config.policy);
+  }
+  EXPECT_EQ(cells.size(), 2u * 2 * 4);  // every device x model x strategy ran
+  for (const auto& [cell, n] : budgets) {
+    if (std::get<2>(cell) != "in_memory") EXPECT_GE(n, 6) << std::get<0>(cell) << std::get<2>(cell);
+  }
+  EXPECT_GE(policies.size(), 6u);
+
+  const std::string second = Demo(out, &status);
+  ASSERT_EQ(status, 0) << second;
+  EXPECT_NE(second.find(absl::StrCat("0 simulated now, ", rows->size(), " already stored")),
+            std::string::npos)
+      << second;
+}
+
+}  // namespace
+}  // namespace sparseflash
