@@ -104,8 +104,10 @@ std::string Now() {
 }  // namespace
 
 std::string RunConfig::CanonicalText() const {
+  // A trace file counts by its content, wherever it lies (shards on other machines).
   return absl::StrCat("device=", device, "|device_hash=", device_hash, "|model=", model,
-                      "|trace=", trace, "|trace_hash=", trace_hash, "|strategy=", strategy,
+                      "|trace=", trace_hash.empty() ? trace : "file", "|trace_hash=", trace_hash,
+                      "|strategy=", strategy,
                       "|policy=", policy, "|memory=", memory_bytes,
                       "|ffn_resident=", absl::StrFormat("%.6f", ffn_resident), "|threads=", threads,
                       "|prompt=", prompt_tokens, "|tokens=", tokens, "|seed=", seed,

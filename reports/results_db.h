@@ -28,7 +28,8 @@ struct RunConfig {
   uint64_t tokens = 0, seed = 1;
   std::string options_json = "{}";
 
-  // A stable text of every field, and its StableHash64 in hex.
+  // A stable text of every field (a trace file by its hash, not its path), and
+  // its StableHash64 in hex.
   std::string CanonicalText() const;
   std::string Key() const;
 };

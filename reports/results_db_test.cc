@@ -59,6 +59,14 @@ TEST(ResultsDb, KeysAreStableAndDistinguishConfigurations) {
   RunRow other = Row(1);
   other.config.options_json = R"({"window":"5"})";
   EXPECT_NE(other.config.Key(), Row(1).config.Key());
+  // The same trace content in another place is the same configuration.
+  RunRow here = Row(1), there = Row(1);
+  here.config.trace = "/a/x.trace";
+  there.config.trace = "/b/x.trace";
+  here.config.trace_hash = there.config.trace_hash = "0123456789abcdef";
+  EXPECT_EQ(here.config.Key(), there.config.Key());
+  there.config.trace_hash = "fedcba9876543210";
+  EXPECT_NE(here.config.Key(), there.config.Key());
 }
 
 TEST(ResultsDb, ANewerSchemaIsRefused) {
