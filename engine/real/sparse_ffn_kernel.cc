@@ -6,6 +6,8 @@
 
 #ifndef SPARSEFLASH_SPARSE_FFN_SHARED
 #define SPARSEFLASH_SPARSE_FFN_SHARED
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -56,114 +58,233 @@ namespace sparseflash {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// At most 8 lanes: a group of 16 int4 weights is 8 bytes.
-using FloatTag = hn::CappedTag<float, 8>;
+// The kernel's plan, per call: x is quantized once per weight group to int16
+// (scale per group) so the gate and up rows are integer dot products (pairwise
+// int16 multiply-add into int32, then one float multiply per group); int4
+// weights are stored with an offset of 8, removed per group through the sum of
+// the quantized x. The down columns of the active neurons are accumulated four
+// at a time, so `out` is loaded and stored once per four columns; their offset
+// of 8 is removed per group once at the end. Scales are FP16, converted a row at
+// a time with the hardware conversion where there is one.
 
-// The int4 weights of `lanes` bytes as floats: the low nibbles (even elements)
-// and the high nibbles (odd elements), each stored with an offset of 8.
+// Lanes for a float vector (at most 8, the int32 halves of 16 int16 lanes).
+using FloatTag = hn::CappedTag<float, 8>;
+using Int32Tag = hn::Rebind<int32_t, FloatTag>;
+
+// x prepared once per call.
+struct PreparedX {
+  std::vector<int16_t> q_even, q_odd;  // int4: x[2i] and x[2i+1] quantized
+  std::vector<int16_t> q;              // int8: x quantized, in order
+  std::vector<float> scale;            // per group: x = q * scale
+  std::vector<int32_t> q_sum;          // per group: the sum of q (for the int4 offset)
+};
+
+PreparedX PrepareX(const FfnKernelShape& s, const float* x) {
+  const int n = s.d_model, groups = n / s.group;
+  PreparedX p;
+  p.scale.resize(groups);
+  p.q_sum.resize(groups);
+  std::vector<int16_t> q(n);
+  for (int g = 0; g < groups; ++g) {
+    float max_abs = 0;
+    for (int i = g * s.group; i < (g + 1) * s.group; ++i) max_abs = std::max(max_abs, std::fabs(x[i]));
+    const float scale = max_abs > 0 ? max_abs / 32767.0f : 1.0f;
+    const float inv = 1.0f / scale;
+    int32_t sum = 0;
+    for (int i = g * s.group; i < (g + 1) * s.group; ++i) {
+      q[i] = static_cast<int16_t>(std::lrintf(x[i] * inv));
+      sum += q[i];
+    }
+    p.scale[g] = scale;
+    p.q_sum[g] = sum;
+  }
+  if (s.bits == 4) {
+    p.q_even.resize(n / 2);
+    p.q_odd.resize(n / 2);
+    for (int i = 0; i < n / 2; ++i) {
+      p.q_even[i] = q[2 * i];
+      p.q_odd[i] = q[2 * i + 1];
+    }
+  } else {
+    p.q = std::move(q);
+  }
+  return p;
+}
+
+// The FP16 scales after a row's weights, as floats.
+void LoadScales(const FfnKernelShape& s, const uint8_t* row, float* out) {
+  const FloatTag df;
+  const hn::Rebind<hwy::float16_t, FloatTag> dh;
+  const int groups = s.d_model / s.group;
+  const uint8_t* base = row + int64_t{s.d_model} * s.bits / 8;
+  const int lanes = static_cast<int>(hn::Lanes(df));
+  int g = 0;
+  for (; g + lanes <= groups; g += lanes) {
+    hn::StoreU(hn::PromoteTo(df, hn::LoadU(dh, reinterpret_cast<const hwy::float16_t*>(base) + g)),
+               df, out + g);
+  }
+  for (; g < groups; ++g) {
+    uint16_t h;
+    std::memcpy(&h, base + 2 * g, 2);
+    out[g] = HalfToFloat(h);
+  }
+}
+
+// Dot product of one row with x. `D16` caps the int16 lanes so that one load
+// never crosses a weight group (8 bytes of int4 for groups of 16).
+template <class D16>
+float RowDot(D16 d16, const FfnKernelShape& s, const uint8_t* row, const PreparedX& p,
+             float* scales) {
+  const hn::Repartition<int32_t, D16> d32;
+  const hn::Rebind<float, decltype(d32)> df;
+  const hn::Rebind<uint8_t, D16> du8;
+  const hn::Rebind<int8_t, D16> di8;
+  const int lanes = static_cast<int>(hn::Lanes(d16));
+  LoadScales(s, row, scales);
+  auto total = hn::Zero(df);
+  float offset = 0;
+  const int groups = s.d_model / s.group;
+  for (int g = 0; g < groups; ++g) {
+    auto acc = hn::Zero(d32), acc1 = hn::Zero(d32);
+    if (s.bits == 4) {
+      const int half = s.group / 2;
+      for (int k = g * half; k < (g + 1) * half; k += lanes) {
+        const auto b = hn::PromoteTo(d16, hn::LoadU(du8, row + k));
+        acc = hn::ReorderWidenMulAccumulate(d32, hn::And(b, hn::Set(d16, 0xf)),
+                                            hn::LoadU(d16, p.q_even.data() + k), acc, acc1);
+        acc = hn::ReorderWidenMulAccumulate(d32, hn::ShiftRight<4>(b),
+                                            hn::LoadU(d16, p.q_odd.data() + k), acc, acc1);
+      }
+    } else {
+      const int8_t* w = reinterpret_cast<const int8_t*>(row);
+      for (int k = g * s.group; k < (g + 1) * s.group; k += lanes) {
+        acc = hn::ReorderWidenMulAccumulate(d32, hn::PromoteTo(d16, hn::LoadU(di8, w + k)),
+                                            hn::LoadU(d16, p.q.data() + k), acc, acc1);
+      }
+    }
+    const float scale = scales[g] * p.scale[g];
+    total = hn::MulAdd(hn::ConvertTo(df, hn::RearrangeToOddPlusEven(acc, acc1)),
+                       hn::Set(df, scale), total);
+    if (s.bits == 4) offset += 8.0f * scale * static_cast<float>(p.q_sum[g]);
+  }
+  return hn::GetLane(hn::SumOfLanes(df, total)) - offset;
+}
+
+// Weights of 4 * lanes... as floats: int4 bytes give the low nibbles (even
+// elements) and the high nibbles (odd elements), still offset by 8.
 struct Nibbles {
   hn::Vec<FloatTag> even, odd;
 };
 Nibbles LoadInt4(const uint8_t* bytes) {
   const FloatTag df;
-  const hn::Rebind<int32_t, FloatTag> di;
+  const Int32Tag di;
   const hn::Rebind<uint8_t, FloatTag> du8;
   const auto b = hn::PromoteTo(di, hn::LoadU(du8, bytes));
-  return {hn::ConvertTo(df, hn::Sub(hn::And(b, hn::Set(di, 0xf)), hn::Set(di, 8))),
-          hn::ConvertTo(df, hn::Sub(hn::ShiftRight<4>(b), hn::Set(di, 8)))};
+  return {hn::ConvertTo(df, hn::And(b, hn::Set(di, 0xf))), hn::ConvertTo(df, hn::ShiftRight<4>(b))};
 }
 
-// Dot product of one matrix row with x: int4 rows against x split into even and
-// odd elements, int8 rows against x itself.
-float RowDot(const FfnKernelShape& s, const uint8_t* row, const float* x_even, const float* x_odd,
-             const float* x) {
+// Down columns of up to four active neurons, accumulated together.
+struct DownBatch {
+  int n = 0;
+  const uint8_t* col[4];
+  float h[4];
+};
+
+// out (split into even and odd elements for int4) += sum_j h_j * column_j;
+// `offset[g]` collects what the int4 offset of 8 owes group g.
+void AccumulateDown(const FfnKernelShape& s, const DownBatch& batch, float* scales, float* out_even,
+                    float* out_odd, float* out, float* offset) {
   const FloatTag df;
-  const hn::Rebind<int32_t, decltype(df)> di;
-  const hn::Rebind<int8_t, decltype(df)> di8;
-  const size_t lanes = hn::Lanes(df);
-  const uint16_t* scales = reinterpret_cast<const uint16_t*>(row + int64_t{s.d_model} * s.bits / 8);
-  auto total = hn::Zero(df);
-  for (int g = 0; g < s.d_model / s.group; ++g) {
-    auto acc = hn::Zero(df);
-    if (s.bits == 4) {
-      const int half = s.group / 2;  // bytes (and even/odd pairs) per group
-      for (int k = 0; k < half; k += static_cast<int>(lanes)) {
-        const int byte = g * half + k;
-        const Nibbles w = LoadInt4(row + byte);
-        acc = hn::MulAdd(w.even, hn::LoadU(df, x_even + byte), acc);
-        acc = hn::MulAdd(w.odd, hn::LoadU(df, x_odd + byte), acc);
-      }
-    } else {
-      const int8_t* w = reinterpret_cast<const int8_t*>(row);
-      for (int k = 0; k < s.group; k += static_cast<int>(lanes)) {
-        const int i = g * s.group + k;
-        const auto wf = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(di8, w + i)));
-        acc = hn::MulAdd(wf, hn::LoadU(df, x + i), acc);
-      }
-    }
-    total = hn::MulAdd(acc, hn::Set(df, HalfToFloat(scales[g])), total);
+  const Int32Tag di;
+  const hn::Rebind<int8_t, FloatTag> di8;
+  const int lanes = static_cast<int>(hn::Lanes(df));
+  const int groups = s.d_model / s.group;
+  float* hs[4];
+  for (int j = 0; j < batch.n; ++j) {
+    hs[j] = scales + j * groups;
+    LoadScales(s, batch.col[j], hs[j]);
+    for (int g = 0; g < groups; ++g) hs[j][g] *= batch.h[j];
   }
-  return hn::GetLane(hn::SumOfLanes(df, total));
-}
-
-// out (split like x) += h * column.
-void Axpy(const FfnKernelShape& s, float h, const uint8_t* col, float* out_even, float* out_odd,
-          float* out) {
-  const FloatTag df;
-  const hn::Rebind<int32_t, decltype(df)> di;
-  const hn::Rebind<int8_t, decltype(df)> di8;
-  const size_t lanes = hn::Lanes(df);
-  const uint16_t* scales = reinterpret_cast<const uint16_t*>(col + int64_t{s.d_model} * s.bits / 8);
-  for (int g = 0; g < s.d_model / s.group; ++g) {
-    const auto hs = hn::Set(df, h * HalfToFloat(scales[g]));
+  for (int g = 0; g < groups; ++g) {
     if (s.bits == 4) {
+      float owed = 0;
+      for (int j = 0; j < batch.n; ++j) owed += hs[j][g];
+      offset[g] += 8.0f * owed;
       const int half = s.group / 2;
-      for (int k = 0; k < half; k += static_cast<int>(lanes)) {
-        const int byte = g * half + k;
-        const Nibbles w = LoadInt4(col + byte);
-        hn::StoreU(hn::MulAdd(w.even, hs, hn::LoadU(df, out_even + byte)), df, out_even + byte);
-        hn::StoreU(hn::MulAdd(w.odd, hs, hn::LoadU(df, out_odd + byte)), df, out_odd + byte);
+      for (int k = g * half; k < (g + 1) * half; k += lanes) {
+        auto even = hn::LoadU(df, out_even + k), odd = hn::LoadU(df, out_odd + k);
+        for (int j = 0; j < batch.n; ++j) {
+          const Nibbles w = LoadInt4(batch.col[j] + k);
+          const auto f = hn::Set(df, hs[j][g]);
+          even = hn::MulAdd(w.even, f, even);
+          odd = hn::MulAdd(w.odd, f, odd);
+        }
+        hn::StoreU(even, df, out_even + k);
+        hn::StoreU(odd, df, out_odd + k);
       }
     } else {
-      const int8_t* w = reinterpret_cast<const int8_t*>(col);
-      for (int k = 0; k < s.group; k += static_cast<int>(lanes)) {
-        const int i = g * s.group + k;
-        const auto wf = hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(di8, w + i)));
-        hn::StoreU(hn::MulAdd(wf, hs, hn::LoadU(df, out + i)), df, out + i);
+      for (int k = g * s.group; k < (g + 1) * s.group; k += lanes) {
+        auto o = hn::LoadU(df, out + k);
+        for (int j = 0; j < batch.n; ++j) {
+          const int8_t* w = reinterpret_cast<const int8_t*>(batch.col[j]);
+          o = hn::MulAdd(hn::ConvertTo(df, hn::PromoteTo(di, hn::LoadU(di8, w + k))),
+                         hn::Set(df, hs[j][g]), o);
+        }
+        hn::StoreU(o, df, out + k);
       }
     }
+  }
+}
+
+template <class D16>
+void SparseFfnWith(D16 d16, const FfnKernelShape& s, const uint8_t* const* bundles, int count,
+                   const float* x, float* out) {
+  const int n = s.d_model, groups = n / s.group;
+  const PreparedX p = PrepareX(s, x);
+  std::vector<float> oe(n / 2, 0.0f), oo(n / 2, 0.0f), o(n, 0.0f), offset(groups, 0.0f);
+  std::vector<float> scales(4 * groups);
+  const int64_t row = s.row_bytes();
+  DownBatch batch;
+  const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
+  for (int k = 0; k < count; ++k) {
+    const uint8_t* b = bundles[k];
+    float h;
+    if (s.gated) {
+      const float g = RowDot(d16, s, b, p, scales.data());
+      if (g <= 0) continue;  // the up/down half is not needed
+      h = g * RowDot(d16, s, b + row, p, scales.data());
+    } else {
+      h = RowDot(d16, s, b, p, scales.data());
+      if (h <= 0) continue;
+    }
+    batch.col[batch.n] = b + gate_up_bytes;
+    batch.h[batch.n++] = h;
+    if (batch.n == 4) {
+      AccumulateDown(s, batch, scales.data(), oe.data(), oo.data(), o.data(), offset.data());
+      batch.n = 0;
+    }
+  }
+  if (batch.n > 0) {
+    AccumulateDown(s, batch, scales.data(), oe.data(), oo.data(), o.data(), offset.data());
+  }
+  if (s.bits == 4) {
+    for (int i = 0; i < n / 2; ++i) {
+      const float owed = offset[2 * i / s.group];
+      out[2 * i] += oe[i] - owed;
+      out[2 * i + 1] += oo[i] - owed;
+    }
+  } else {
+    for (int i = 0; i < n; ++i) out[i] += o[i];
   }
 }
 
 void SparseFfnImpl(const FfnKernelShape& s, const uint8_t* const* bundles, int count,
                    const float* x, float* out) {
-  const int n = s.d_model;
-  std::vector<float> xe(n / 2), xo(n / 2), oe(n / 2, 0.0f), oo(n / 2, 0.0f), o(n, 0.0f);
-  for (int i = 0; i < n / 2; ++i) {
-    xe[i] = x[2 * i];
-    xo[i] = x[2 * i + 1];
-  }
-  const int64_t row = s.row_bytes();
-  for (int k = 0; k < count; ++k) {
-    const uint8_t* b = bundles[k];
-    float h;
-    if (s.gated) {
-      const float g = RowDot(s, b, xe.data(), xo.data(), x);
-      if (g <= 0) continue;  // the up/down half is not needed
-      h = g * RowDot(s, b + row, xe.data(), xo.data(), x);
-    } else {
-      h = RowDot(s, b, xe.data(), xo.data(), x);
-      if (h <= 0) continue;
-    }
-    Axpy(s, h, b + row * (s.gated ? 2 : 1), oe.data(), oo.data(), o.data());
-  }
-  if (s.bits == 4) {
-    for (int i = 0; i < n / 2; ++i) {
-      out[2 * i] += oe[i];
-      out[2 * i + 1] += oo[i];
-    }
+  // One int16 load must stay inside a group: 8 int4 bytes for groups of 16.
+  if (s.bits == 4 && s.group < 32) {
+    SparseFfnWith(hn::CappedTag<int16_t, 8>(), s, bundles, count, x, out);
   } else {
-    for (int i = 0; i < n; ++i) out[i] += o[i];
+    SparseFfnWith(hn::CappedTag<int16_t, 16>(), s, bundles, count, x, out);
   }
 }
 
