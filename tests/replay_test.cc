@@ -2,6 +2,10 @@
 // simulator for the same configuration: the same engine code must make the same
 // decisions, so flash bytes per token and cache hits are identical; only time
 // differs. Uses the small catalog model so it runs in a second.
+#include <filesystem>
+#include <fstream>
+
+#include "common/textproto.h"
 #include "devices/device_catalog.h"
 #include "engine/real/real_run.h"
 #include "engine/run_summary.h"
@@ -62,6 +66,66 @@ TEST(Replay, WeightFileOfAnotherModelIsRejected) {
   absl::StatusOr<RealRunResult> real = RunReal(*setup, other, {.weights_path = weights});
   ASSERT_FALSE(real.ok());
   EXPECT_NE(real.status().message().find(weights), std::string::npos) << real.status();
+}
+
+// A model big enough that its memory budget dominates the process: 4 layers of
+// d_model 1024 and 8192 INT4 neurons (a 55 MB FFN), the tiny model's statistics.
+ModelSpec MidModel() {
+  std::string text;
+  EXPECT_TRUE(ReadFileToString("traces/models/tinystories-relu-260k.textproto", &text).ok());
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("name: \"tinystories-relu-260k\"", "name: \"rss-check\"");
+  replace("d_model: 64", "d_model: 1024");
+  replace("d_ffn: 192", "d_ffn: 8192");
+  replace("head_dim: 16", "head_dim: 256");
+  replace("quantization { kind: INT8 group_size: 64 }", "quantization { kind: INT4 group_size: 32 }");
+  const std::string path = ::testing::TempDir() + "/rss-check.textproto";
+  std::ofstream(path) << text;
+  absl::StatusOr<ModelSpec> model = LoadModel(path);
+  EXPECT_TRUE(model.ok()) << model.status();
+  return *model;
+}
+
+int64_t CurrentRssBytes() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmRSS:") {
+      int64_t kb;
+      in >> kb;
+      return kb * 1024;
+    }
+  }
+  return -1;
+}
+
+// The budget is real memory: the process grows by the resident set and the cache
+// it was given, plus the engine's stated overhead (kRealRunOverheadBytes), and
+// not by the weight file it reads.
+TEST(Replay, ResidentMemoryStaysWithinTheBudget) {
+  const ModelSpec model = MidModel();
+  const std::string weights = ::testing::TempDir() + "/rss_check.sfw";
+  ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, weights, true, nullptr).ok());
+  RunSetupConfig rc{
+      .model = model, .tokens = 32, .strategy = "powerinfer2", .ffn_resident = 0.5, .cpu_cores = 2};
+  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  // Reset the peak to the current resident set (Linux: clear_refs 5).
+  { std::ofstream("/proc/self/clear_refs") << "5"; }
+  const int64_t before = CurrentRssBytes();
+  absl::StatusOr<RealRunResult> real = RunReal(*setup, model, {.weights_path = weights});
+  ASSERT_TRUE(real.ok()) << real.status();
+  const int64_t budget = real->memory.resident_bytes + real->memory.cache_bytes;
+  const int64_t growth = real->peak_rss_bytes - before;
+  ASSERT_GT(budget, 30'000'000);
+  EXPECT_GT(growth, budget / 2) << "the budget was not allocated for real";
+  EXPECT_LE(growth, budget + kRealRunOverheadBytes)
+      << "grew " << growth << " for a budget of " << budget;
+  std::filesystem::remove(weights);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 // the head over the resident weights).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -16,6 +17,14 @@
 #include "engine/weight_file.h"
 
 namespace sparseflash {
+
+// What RunReal adds to the process beyond its budget (resident set + cache
+// arena): I/O buffers, worker threads, per-token records and the growth of the
+// cache policy's state. Checked by tests/replay_test.cc (a 55 MB model grows by
+// its budget + 3 MB). The setup before it (PrepareRun: the trace reader, the
+// offline profile, the cache index) is extra and scales with the neuron count:
+// for TurboSparse-Mistral-7B the whole process peaked at the budget + 45-140 MB.
+inline constexpr int64_t kRealRunOverheadBytes = int64_t{32} << 20;
 
 struct RealRunOptions {
   std::string weights_path;
