@@ -30,6 +30,7 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   out.flash.command_queue_depth = f.command_queue_depth();
   out.flash.command_queues = std::max(1, f.command_queues());
   out.flash.multi_issuer_penalty = f.multi_issuer_penalty();
+  out.flash.submit_overhead_ns = f.submit_overhead_us() * 1e3;
   out.flash.source = f.source();
   for (const proto::FlashPoint& p : f.points()) {
     out.flash.points.push_back({p.request_bytes(), p.queue_depth(), p.sequential(),
@@ -39,7 +40,7 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   for (const proto::CoreClass& c : d.cores()) {
     out.cores.push_back(
         {c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga, c.source(),
-         c.dense_gops() * kGiga});
+         c.dense_gops() * kGiga, c.task_dispatch_us() * 1e3});
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(), m.app_available_bytes(), m.cpu_gb_s() * kGiga,
@@ -62,6 +63,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
   f->set_command_queue_depth(d.flash.command_queue_depth);
   f->set_command_queues(d.flash.command_queues);
   f->set_multi_issuer_penalty(d.flash.multi_issuer_penalty);
+  f->set_submit_overhead_us(d.flash.submit_overhead_ns / 1e3);
   f->set_source(d.flash.source);
   for (const FlashPoint& p : d.flash.points) {
     proto::FlashPoint* q = f->add_points();
@@ -81,6 +83,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_io_issue_factor(c.io_issue_factor);
     q->set_gemv_gb_s(c.gemv_bytes_per_s / kGiga);
     q->set_dense_gops(c.dense_ops_per_s / kGiga);
+    q->set_task_dispatch_us(c.task_dispatch_ns / 1e3);
     q->set_source(c.source);
   }
   proto::Dram* m = out.mutable_dram();

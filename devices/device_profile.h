@@ -27,6 +27,7 @@ struct FlashSpec {
   int command_queue_depth = 32;
   int command_queues = 1;
   double multi_issuer_penalty = 0;
+  double submit_overhead_ns = 0;  // per batch of reads, beyond the throughput points
   std::string source;
 };
 
@@ -38,6 +39,7 @@ struct CoreClassSpec {
   double gemv_bytes_per_s = 0;
   std::string source;
   double dense_ops_per_s = 0;  // dense (prefill) operations per second, one core
+  double task_dispatch_ns = 0;  // hand-off to a worker and back, per compute task
 };
 
 struct DramSpec {

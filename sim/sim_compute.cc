@@ -68,7 +68,9 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
                                   double* dram_rate) const {
   const DramSpec& dram = profile_.dram;
   const bool npu = w.core == nullptr;
-  Nanos overhead = npu ? Nanos{static_cast<int64_t>(profile_.npu.launch_overhead_ns)} : Nanos{};
+  // Per task: the NPU's graph launch, or handing the task to a CPU worker and back.
+  Nanos overhead{static_cast<int64_t>(npu ? profile_.npu.launch_overhead_ns
+                                          : w.core->task_dispatch_ns)};
   if (task.ops > 0) {
     *dram_rate = 0;
     const double rate = npu ? profile_.npu.dense_ops_per_s : w.core->dense_ops_per_s;
@@ -76,7 +78,7 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
   }
   if (task.kind == ComputeKind::kMemoryManagement) {
     *dram_rate = dram.rewrite_bytes_per_s;
-    return TransferTime(static_cast<double>(task.bytes), dram.rewrite_bytes_per_s);
+    return overhead + TransferTime(static_cast<double>(task.bytes), dram.rewrite_bytes_per_s);
   }
   // Bandwidth left under this unit's ceiling and under the combined ceiling.
   const double own_ceiling = npu ? dram.npu_bytes_per_s : dram.cpu_bytes_per_s;

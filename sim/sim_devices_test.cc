@@ -66,6 +66,36 @@ TEST_F(SimFlash, SmallReadsKeepTheSmallestSizesIops) {
   EXPECT_EQ(r.done[0].second, 4000000);
 }
 
+TEST(SimFlashSubmit, EachBatchWaitsForTheHandOffFirst) {
+  DeviceProfile d = ToyDevice();
+  d.flash.submit_overhead_ns = 50000;  // 50 us per batch
+  EventQueue q;
+  SimFlashDevice flash(&q, d, "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  flash.Submit(Read(1, 1000000));
+  q.Run();
+  ASSERT_EQ(r.done.size(), 1u);
+  EXPECT_EQ(r.done[0].second, 1050000);  // 50 us, then 1 ms of reading
+  EXPECT_EQ(flash.busy_time().ns, 1000000);  // the device itself is busy 1 ms
+}
+
+TEST(SimCompute, EachTaskPaysTheHandOffToAWorker) {
+  DeviceProfile d = ToyDevice(2);
+  d.cores[0].task_dispatch_ns = 20000;
+  EventQueue q;
+  auto backend = SimComputeBackend::Create(&q, d, {.compute_threads = 1, .io_core_class = ""});
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  Recorder r(&q);
+  (*backend)->SetSink(&r);
+  (*backend)->Submit({.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000});
+  (*backend)->Submit({.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000});
+  q.Run();
+  ASSERT_EQ(r.done.size(), 2u);
+  EXPECT_EQ(r.done[0].second, 1020000);
+  EXPECT_EQ(r.done[1].second, 2040000);
+}
+
 TEST(SimCompute, TasksQueueForWorkers) {
   EventQueue q;
   auto backend =

@@ -12,12 +12,21 @@ SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
       command_queue_depth_(profile.flash.command_queue_depth),
       issuer_factor_(1 - profile.flash.multi_issuer_penalty * (1 - 1.0 / std::max(1, issuers))),
       core_class_(std::move(core_class)),
-      timeline_(timeline) {
+      timeline_(timeline),
+      submit_overhead_(static_cast<int64_t>(profile.flash.submit_overhead_ns)) {
   if (core_class_.empty() && !profile.cores.empty()) core_class_ = profile.cores.front().name;
   if (timeline_) lane_ = timeline_->Lane("flash");
 }
 
 void SimFlashDevice::Submit(const FlashRead& read) {
+  if (submit_overhead_.ns > 0) {  // the hand-off to the submitter, before the device sees it
+    queue_->After(submit_overhead_, [this, read] { Start(read); }, "flash submit");
+  } else {
+    Start(read);
+  }
+}
+
+void SimFlashDevice::Start(const FlashRead& read) {
   Advance();
   const double bytes = static_cast<double>(read.request_bytes) * read.count;
   bytes_read_ += static_cast<int64_t>(bytes);

@@ -4,7 +4,9 @@
 // profile's curve at the batches' request size and at the queue depth they
 // make together, bounded by the device's command queue. Rates are recomputed
 // whenever a batch arrives or finishes (processor sharing), so concurrent
-// streams slow each other down as on a real device.
+// streams slow each other down as on a real device. A profile's per-batch
+// submit overhead (a calibrated host's submitter hand-off) delays each batch
+// before the device takes it.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +45,7 @@ class SimFlashDevice : public FlashDevice {
   };
   void Advance();
   void Reschedule();
+  void Start(const FlashRead& read);  // the device takes the batch
   void OnEvent(uint64_t generation);
   double Throughput(const FlashRead& read, int depth);
 
@@ -53,6 +56,7 @@ class SimFlashDevice : public FlashDevice {
   std::string core_class_;
   Timeline* timeline_;
   int lane_ = 0;
+  Nanos submit_overhead_;  // the profile's per-batch hand-off, charged before the device starts
   CompletionSink* sink_ = nullptr;
   std::vector<Batch> active_;
   std::vector<double> weight_scratch_;

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/random.h"
+#include "engine/real/completion_queue.h"
 #include "engine/real/real_env.h"
 #include "engine/real/sparse_ffn_kernel.h"
 
@@ -150,6 +151,69 @@ double MeasureCopy(int64_t bytes) {
   return 3.0 * bytes / Seconds(t0);
 }
 
+// Median time of a batch of one 4 KiB read through the real device, each batch
+// alone (the device idle, its submitter asleep), minus one read's device time at
+// depth 1 from the throughput points (measured with long batches): what every
+// batch costs beyond its reads.
+absl::StatusOr<double> MeasureSubmitOverheadNs(const std::string& path, int64_t file_bytes,
+                                               double read_4k_depth1_bytes_per_s, int batches) {
+  CompletionQueue queue;
+  std::string notice;
+  absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
+      OpenFlashDevice({.path = path, .queue_depth = 1, .io = "auto"}, &queue, &notice);
+  if (!dev.ok()) return dev.status();
+  Done done;
+  (*dev)->SetSink(&done);
+  void* buffer = nullptr;
+  if (posix_memalign(&buffer, 4096, 4096) != 0) {
+    return absl::ResourceExhaustedError("cannot allocate a read buffer");
+  }
+  Random rng(4096);
+  std::vector<double> ns;
+  for (int i = 0; i < batches && done.ok; ++i) {
+    auto target = std::make_shared<ReadTarget>();
+    target->buffer = static_cast<uint8_t*>(buffer);
+    target->offsets.push_back(rng.Below(static_cast<uint32_t>(file_bytes / 4096)) * 4096);
+    done = Done();
+    const auto t0 = std::chrono::steady_clock::now();
+    (*dev)->Submit({.request_bytes = 4096, .count = 1, .max_in_flight = 1, .target = target});
+    while (!done.finished) queue.Pop()();
+    ns.push_back(Seconds(t0) * 1e9);
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  std::free(buffer);
+  if (!done.ok) return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
+  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+  return std::max(0.0, ns[ns.size() / 2] - 4096 / read_4k_depth1_bytes_per_s * 1e9);
+}
+
+// Median time to hand an empty task to a worker of the engine's thread pool and
+// get its completion back on this thread: what every compute task costs the
+// real engine beyond its work.
+double MeasureTaskDispatchNs(int threads, int tasks) {
+  CompletionQueue queue;
+  ThreadPoolCompute pool(threads, &queue);
+  struct Sink : CompletionSink {
+    void OnReadDone(uint64_t, bool) override {}
+    void OnComputeDone(uint64_t) override { done = true; }
+    bool done = false;
+  } sink;
+  pool.SetSink(&sink);
+  std::vector<double> ns;
+  for (int i = 0; i < tasks; ++i) {
+    sink.done = false;
+    const auto start = std::chrono::steady_clock::now();
+    pool.Submit({.tag = static_cast<uint64_t>(i),
+                 .work = std::make_shared<const std::function<void()>>([] {})});
+    while (!sink.done) queue.Pop()();
+    ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+                     .count());
+    std::this_thread::sleep_for(std::chrono::microseconds(200));  // let the worker sleep again
+  }
+  std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
+  return ns[ns.size() / 2];
+}
+
 // The sparse FFN kernel (INT4 g32, 4096-wide bundles from DRAM) on one core.
 double MeasureKernel(double seconds_target) {
   const FfnKernelShape s{.d_model = 4096, .group = 32, .bits = 4, .gated = true};
@@ -256,6 +320,12 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s", size, depth, *tp / 1e6));
     }
   }
+  absl::StatusOr<double> submit =
+      MeasureSubmitOverheadNs(path, file_bytes, d.flash.points.front().throughput_bytes_per_s,
+                              o.quick ? 200 : 1000);
+  if (!submit.ok()) return submit.status();
+  d.flash.submit_overhead_ns = *submit;
+  say(absl::StrFormat("batch submit overhead %.1f us", *submit / 1e3));
   absl::StatusOr<double> seq =
       MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice);
   if (!seq.ok()) return seq.status();
@@ -271,10 +341,12 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   const double all = MeasureDramRead(cores, dram_bytes);
   const double copy = MeasureCopy(dram_bytes / 2);
   const double kernel = MeasureKernel(o.quick ? 0.3 : 1.0);
+  const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
   say(
       absl::StrFormat("DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
-                      "sparse FFN kernel %.2f GB/s per core (%s)",
-                      one / 1e9, all / 1e9, cores, copy / 1e9, kernel / 1e9, SparseFfnTarget()));
+                      "sparse FFN kernel %.2f GB/s per core (%s); task hand-off %.1f us",
+                      one / 1e9, all / 1e9, cores, copy / 1e9, kernel / 1e9, SparseFfnTarget(),
+                      dispatch_ns / 1e3));
   CoreClassSpec core;
   core.name = "host";
   core.count = cores;
@@ -282,6 +354,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.io_issue_factor = 1;
   core.gemv_bytes_per_s = std::min(kernel, all);
   core.dense_ops_per_s = 4 * kernel;  // INT4: 2 weights per byte, 2 operations per weight
+  core.task_dispatch_ns = dispatch_ns;
   core.source = absl::StrCat("sparse FFN kernel (", SparseFfnTarget(), ") measured ", date,
                              "; dense_gops = 4 x kernel bytes/s [derived]");
   d.cores.push_back(core);
