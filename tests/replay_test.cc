@@ -90,19 +90,6 @@ ModelSpec MidModel() {
   return *model;
 }
 
-int64_t CurrentRssBytes() {
-  std::ifstream in("/proc/self/status");
-  std::string key;
-  while (in >> key) {
-    if (key == "VmRSS:") {
-      int64_t kb;
-      in >> kb;
-      return kb * 1024;
-    }
-  }
-  return -1;
-}
-
 // The budget is real memory: the process grows by the resident set and the cache
 // it was given, plus the engine's stated overhead (kRealRunOverheadBytes), and
 // not by the weight file it reads.
@@ -116,7 +103,7 @@ TEST(Replay, ResidentMemoryStaysWithinTheBudget) {
   ASSERT_TRUE(setup.ok()) << setup.status();
   // Reset the peak to the current resident set (Linux: clear_refs 5).
   { std::ofstream("/proc/self/clear_refs") << "5"; }
-  const int64_t before = CurrentRssBytes();
+  const int64_t before = ProcessStatusBytes("VmRSS");
   absl::StatusOr<RealRunResult> real = RunReal(*setup, model, {.weights_path = weights});
   ASSERT_TRUE(real.ok()) << real.status();
   const int64_t budget = real->memory.resident_bytes + real->memory.cache_bytes;

@@ -9,7 +9,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <thread>
+#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -150,6 +152,44 @@ double MeasureCopy(int64_t bytes) {
   for (int rep = 0; rep < 3; ++rep) std::memcpy(b.data(), a.data(), bytes);
   return 3.0 * bytes / Seconds(t0);
 }
+
+}  // namespace
+
+void FitMonotoneInDepth(std::vector<FlashPoint>& points) {
+  std::map<std::tuple<int64_t, bool, int64_t>, std::vector<FlashPoint*>> series;
+  for (FlashPoint& p : points) {
+    series[{p.request_bytes, p.sequential, p.range_bytes}].push_back(&p);
+  }
+  for (auto& [key, s] : series) {
+    std::sort(s.begin(), s.end(), [](const FlashPoint* a, const FlashPoint* b) {
+      return a->queue_depth < b->queue_depth;
+    });
+    // Pool adjacent violators: blocks of (mean, count), merged while decreasing.
+    std::vector<std::pair<double, int>> blocks;
+    for (const FlashPoint* p : s) {
+      blocks.push_back({p->throughput_bytes_per_s, 1});
+      while (blocks.size() > 1 && blocks[blocks.size() - 2].first > blocks.back().first) {
+        auto [mean, n] = blocks.back();
+        blocks.pop_back();
+        auto& prev = blocks.back();
+        prev.first = (prev.first * prev.second + mean * n) / (prev.second + n);
+        prev.second += n;
+      }
+    }
+    size_t i = 0;
+    for (const auto& [mean, n] : blocks) {
+      for (int k = 0; k < n; ++k, ++i) {
+        if (s[i]->throughput_bytes_per_s != mean) {
+          s[i]->source += absl::StrFormat(" (%.1f MB/s measured; monotone fit over depth)",
+                                          s[i]->throughput_bytes_per_s / 1e6);
+          s[i]->throughput_bytes_per_s = mean;
+        }
+      }
+    }
+  }
+}
+
+namespace {
 
 // Median time of a batch of one 4 KiB read through the real device, each batch
 // alone (the device idle, its submitter asleep), minus one read's device time at
@@ -335,6 +375,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                             .source = absl::StrCat("measured ", date)});
   say(absl::StrFormat("sequential 1 MiB: %.1f MB/s", *seq / 1e6));
   if (!notice.empty()) say(notice);
+  FitMonotoneInDepth(d.flash.points);
 
   const int64_t dram_bytes = (o.quick ? 256 : 1024) << 20;
   const double one = MeasureDramRead(1, dram_bytes);

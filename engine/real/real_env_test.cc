@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include "engine/real/calibrate.h"
 #include "gtest/gtest.h"
 
 namespace sparseflash {
@@ -83,6 +84,29 @@ TEST(RealDevices, MissingFileNamesIt) {
   auto dev = OpenFlashDevice({.path = "/nonexistent/weights.bin"}, &queue, &notice);
   ASSERT_FALSE(dev.ok());
   EXPECT_NE(dev.status().message().find("/nonexistent/weights.bin"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+TEST(Calibrate, FlashPointsAreMadeMonotoneInDepth) {
+  auto point = [](int64_t size, int depth, double mb_s) {
+    return FlashPoint{.request_bytes = size, .queue_depth = depth, .throughput_bytes_per_s = mb_s * 1e6};
+  };
+  std::vector<FlashPoint> points = {point(131072, 1, 689), point(131072, 2, 1100),
+                                    point(131072, 4, 861),  point(131072, 8, 1158),
+                                    point(4096, 1, 90),     point(4096, 2, 154)};
+  FitMonotoneInDepth(points);
+  EXPECT_DOUBLE_EQ(points[0].throughput_bytes_per_s, 689e6);
+  EXPECT_DOUBLE_EQ(points[1].throughput_bytes_per_s, 980.5e6);  // the dip pooled with its peak
+  EXPECT_DOUBLE_EQ(points[2].throughput_bytes_per_s, 980.5e6);
+  EXPECT_DOUBLE_EQ(points[3].throughput_bytes_per_s, 1158e6);
+  EXPECT_NE(points[1].source.find("1100.0 MB/s measured"), std::string::npos);
+  EXPECT_DOUBLE_EQ(points[5].throughput_bytes_per_s, 154e6);  // already monotone: unchanged
+  EXPECT_TRUE(points[5].source.empty());
 }
 
 }  // namespace

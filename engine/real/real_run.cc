@@ -159,11 +159,11 @@ class RealizingCompute : public ComputeBackend {
 
 }  // namespace
 
-int64_t PeakRssBytes() {
+int64_t ProcessStatusBytes(const std::string& field) {
   std::ifstream in("/proc/self/status");
   std::string key;
   while (in >> key) {
-    if (key == "VmHWM:") {
+    if (key == field + ":") {
       int64_t kb;
       in >> kb;
       return kb * 1024;
@@ -171,6 +171,8 @@ int64_t PeakRssBytes() {
   }
   return -1;
 }
+
+int64_t PeakRssBytes() { return ProcessStatusBytes("VmHWM"); }
 
 absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
                                       const RealRunOptions& o) {

@@ -44,6 +44,8 @@ struct RealRunResult {
 absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
                                       const RealRunOptions& options);
 
+// A memory field of /proc/self/status ("VmRSS", "VmHWM"), bytes; -1 if absent.
+int64_t ProcessStatusBytes(const std::string& field);
 // Peak resident set of this process (VmHWM), bytes.
 int64_t PeakRssBytes();
 
