@@ -1,6 +1,7 @@
 #include "sim/simulator.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/units.h"
 #include "engine/model_bytes.h"
 #include "engine/run_setup.h"
 #include "engine/token_source.h"
@@ -50,6 +51,14 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   SimulationResult result;
   result.resources = strategy->resources();
   result.memory = strategy->memory();
+  const int64_t used = result.memory.resident_bytes + result.memory.cache_bytes;
+  if (c.device.dram.app_available_bytes > 0 && used > c.device.dram.app_available_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        c.strategy, " needs ", FormatBytes(used), " (", FormatBytes(result.memory.resident_bytes),
+        " resident + ", FormatBytes(result.memory.cache_bytes), " cache) but ", c.device.name,
+        " gives one app at most ", FormatBytes(c.device.dram.app_available_bytes),
+        " (dram.app_available_bytes); lower the budget"));
+  }
   result.options = setup->options;
   EventQueue queue;
   if (c.event_log) queue.EnableLog();

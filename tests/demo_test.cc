@@ -56,7 +56,10 @@ TEST(Demo, WritesTheDatabaseAndTheReportAndResumes) {
     if (r.config.policy.empty()) ++budgets[{r.config.device, r.config.model, r.config.strategy}];
     policies.insert(r.config.policy);
   }
-  EXPECT_EQ(cells.size(), 2u * 2 * 4);  // every device x model x strategy ran
+  // Every device x model x offloading strategy ran; the dense model in DRAM only
+  // fits for Mistral (Mixtral's 26 GB exceed what either phone gives one app).
+  EXPECT_EQ(cells.size(), 2u * 2 * 3 + 2);
+  EXPECT_TRUE(cells.count({"oneplus-ace2", "turbosparse-mistral-7b", "in_memory"}));
   for (const auto& [cell, n] : budgets) {
     if (std::get<2>(cell) != "in_memory") EXPECT_GE(n, 6) << std::get<0>(cell) << std::get<2>(cell);
   }
