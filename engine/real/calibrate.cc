@@ -59,10 +59,12 @@ struct Done : CompletionSink {
   void OnComputeDone(uint64_t) override {}
 };
 
-// Throughput of `count` reads of `size` at queue depth `depth` through the real device.
+// Throughput of one batch of reads of `size` at queue depth `depth` through the
+// real device. With `*batch_reads` 0 the batch first grows until it lasts
+// `seconds_target` and `*batch_reads` gets its size; otherwise that size is used.
 absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes, int64_t size,
                                     int depth, bool sequential, double seconds_target,
-                                    std::string* notice) {
+                                    std::string* notice, int* batch_reads) {
   CompletionQueue queue;
   absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
       OpenFlashDevice({.path = path, .queue_depth = depth, .io = "auto"}, &queue, notice);
@@ -70,8 +72,8 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
   Done done;
   (*dev)->SetSink(&done);
   const int64_t slots = file_bytes / size;
-  Random rng(size * 131 + depth);
-  int count = std::max(depth * 4, 16);
+  Random rng(size * 131 + depth + *batch_reads);
+  int count = *batch_reads > 0 ? *batch_reads : std::max(depth * 4, 16);
   void* buffer = nullptr;
   // One timed batch of `count` reads, bytes/s.
   auto batch = [&]() -> absl::StatusOr<double> {
@@ -98,8 +100,8 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
       return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
     return static_cast<double>(count) * size / Seconds(t0);
   };
-  // Grow the batch until one lasts `seconds_target`, then take the median of three.
-  for (int round = 0; round < 8; ++round) {
+  // Grow the batch until one lasts `seconds_target`.
+  for (int round = 0; *batch_reads == 0 && round < 8; ++round) {
     const auto t0 = std::chrono::steady_clock::now();
     absl::StatusOr<double> tp = batch();
     if (!tp.ok()) {
@@ -111,19 +113,10 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
     count = static_cast<int>(std::min<double>(count * std::max(2.0, seconds_target / s),
                                               std::min<int64_t>(slots, (256 << 20) / size)));
   }
-  std::vector<double> runs;
-  for (int i = 0; i < 3; ++i) {
-    absl::StatusOr<double> tp = batch();
-    if (!tp.ok()) {
-      std::free(buffer);
-      return tp.status();
-    }
-    runs.push_back(*tp);
-  }
-  std::sort(runs.begin(), runs.end());
-  const double best = runs[1];
+  *batch_reads = count;
+  absl::StatusOr<double> tp = batch();
   std::free(buffer);
-  return best;
+  return tp;
 }
 
 // DRAM read bandwidth with `threads` threads summing a large buffer.
@@ -347,18 +340,40 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       o.quick ? std::vector<int>{1, 4, 16, 64} : std::vector<int>{1, 2, 4, 8, 16, 32, 64};
   const double seconds = o.quick ? 0.05 : 0.15;
   std::string notice;
+  // Every point is measured in three passes spread over the calibration and
+  // given the median: a disk whose speed drifts over minutes (shared or virtual
+  // storage) then biases no point more than another.
+  struct Pending {
+    int64_t size;
+    int depth;
+    int batch_reads = 0;
+    std::vector<double> runs;
+  };
+  std::vector<Pending> pending;
   for (int64_t size : sizes) {
-    for (int depth : depths) {
-      absl::StatusOr<double> tp =
-          MeasureReads(path, file_bytes, size, depth, false, seconds, &notice);
+    for (int depth : depths) pending.push_back({size, depth});
+  }
+  constexpr int kPasses = 3;
+  for (int pass = 0; pass < kPasses; ++pass) {
+    say(absl::StrFormat("flash, pass %d of %d", pass + 1, kPasses));
+    for (Pending& p : pending) {
+      absl::StatusOr<double> tp = MeasureReads(path, file_bytes, p.size, p.depth, false, seconds,
+                                               &notice, &p.batch_reads);
       if (!tp.ok()) return tp.status();
-      d.flash.points.push_back({.request_bytes = size,
-                                .queue_depth = depth,
-                                .range_bytes = file_bytes,
-                                .throughput_bytes_per_s = *tp,
-                                .source = absl::StrCat("measured ", date)});
-      say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s", size, depth, *tp / 1e6));
+      p.runs.push_back(*tp);
     }
+  }
+  for (Pending& p : pending) {
+    std::sort(p.runs.begin(), p.runs.end());
+    const double tp = p.runs[p.runs.size() / 2];
+    d.flash.points.push_back({.request_bytes = p.size,
+                              .queue_depth = p.depth,
+                              .range_bytes = file_bytes,
+                              .throughput_bytes_per_s = tp,
+                              .source = absl::StrCat("measured ", date, ", median of ", kPasses,
+                                                     " passes")});
+    say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s (passes %.0f-%.0f)", p.size,
+                        p.depth, tp / 1e6, p.runs.front() / 1e6, p.runs.back() / 1e6));
   }
   absl::StatusOr<double> submit =
       MeasureSubmitOverheadNs(path, file_bytes, d.flash.points.front().throughput_bytes_per_s,
@@ -366,8 +381,9 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   if (!submit.ok()) return submit.status();
   d.flash.submit_overhead_ns = *submit;
   say(absl::StrFormat("batch submit overhead %.1f us", *submit / 1e3));
+  int seq_reads = 0;
   absl::StatusOr<double> seq =
-      MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice);
+      MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice, &seq_reads);
   if (!seq.ok()) return seq.status();
   d.flash.points.push_back({.request_bytes = 1 << 20,
                             .sequential = true,
