@@ -19,8 +19,8 @@ LayerCosts ComputeLayerCosts(const ModelSpec& m, const ModelBytes& b) {
   c.head_bytes = m.tied_embeddings ? b.embedding_bytes : b.embedding_bytes / 2;
   const double d = m.d_model;
   const double attention = 2 * d * m.heads * m.head_dim + 2 * d * m.kv_heads * m.head_dim;
-  const double ffn = double{m.ffn_matrices()} * d * m.d_ffn * m.top_k;
-  c.ops_per_token = 2 * (m.layers * (attention + ffn) + double{m.vocab} * d);
+  const double ffn = static_cast<double>(m.ffn_matrices()) * d * m.d_ffn * m.top_k;
+  c.ops_per_token = 2 * (m.layers * (attention + ffn) + static_cast<double>(m.vocab) * d);
   return c;
 }
 

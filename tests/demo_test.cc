@@ -61,7 +61,9 @@ TEST(Demo, WritesTheDatabaseAndTheReportAndResumes) {
   EXPECT_EQ(cells.size(), 2u * 2 * 3 + 2);
   EXPECT_TRUE(cells.count({"oneplus-ace2", "turbosparse-mistral-7b", "in_memory"}));
   for (const auto& [cell, n] : budgets) {
-    if (std::get<2>(cell) != "in_memory") EXPECT_GE(n, 6) << std::get<0>(cell) << std::get<2>(cell);
+    if (std::get<2>(cell) != "in_memory") {
+      EXPECT_GE(n, 6) << std::get<0>(cell) << std::get<2>(cell);
+    }
   }
   EXPECT_GE(policies.size(), 6u);
 

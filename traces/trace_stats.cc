@@ -197,7 +197,7 @@ LayerStats Summarize(const Sums& s, const std::vector<double>& counts, uint64_t 
   out.share_neurons_for_50pct = ShareOfNeuronsCarrying(counts, 0.5);
   out.share_neurons_for_80pct = ShareOfNeuronsCarrying(counts, 0.8);
   out.jaccard_consecutive = s.jaccard_n ? s.jaccard / s.jaccard_n : 0;
-  const double w = std::max<uint64_t>(s.window_n, 1) * double{n};
+  const double w = static_cast<double>(std::max<uint64_t>(s.window_n, 1)) * static_cast<double>(n);
   for (int k = 1; k <= kMaxWindow; ++k) {
     out.new_per_token.push_back(s.fresh[k] / w);
     out.window_cache_fraction.push_back(s.window[k] / w);
