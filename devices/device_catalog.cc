@@ -31,6 +31,7 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   out.flash.command_queues = std::max(1, f.command_queues());
   out.flash.multi_issuer_penalty = f.multi_issuer_penalty();
   out.flash.submit_overhead_ns = f.submit_overhead_us() * 1e3;
+  out.flash.resubmit_gap_ns = f.resubmit_gap_us() * 1e3;
   out.flash.source = f.source();
   for (const proto::FlashPoint& p : f.points()) {
     out.flash.points.push_back({p.request_bytes(), p.queue_depth(), p.sequential(),
@@ -64,6 +65,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
   f->set_command_queues(d.flash.command_queues);
   f->set_multi_issuer_penalty(d.flash.multi_issuer_penalty);
   f->set_submit_overhead_us(d.flash.submit_overhead_ns / 1e3);
+  f->set_resubmit_gap_us(d.flash.resubmit_gap_ns / 1e3);
   f->set_source(d.flash.source);
   for (const FlashPoint& p : d.flash.points) {
     proto::FlashPoint* q = f->add_points();

@@ -28,6 +28,7 @@ struct FlashSpec {
   int command_queues = 1;
   double multi_issuer_penalty = 0;
   double submit_overhead_ns = 0;  // per batch of reads, beyond the throughput points
+  double resubmit_gap_ns = 0;     // per read after the first k of a batch limited to k in flight
   std::string source;
 };
 

@@ -80,6 +80,22 @@ TEST(SimFlashSubmit, EachBatchWaitsForTheHandOffFirst) {
   EXPECT_EQ(flash.busy_time().ns, 1000000);  // the device itself is busy 1 ms
 }
 
+TEST(SimFlashSubmit, ASingleSlotStreamTurnsAroundAfterEveryRead) {
+  DeviceProfile d = ToyDevice();
+  d.flash.resubmit_gap_ns = 10000;  // 10 us between one read's end and the next's start
+  for (auto [in_flight, expected] : {std::pair{1, 4030000}, std::pair{4, 4000000}}) {
+    EventQueue q;
+    SimFlashDevice flash(&q, d, "");
+    Recorder r(&q);
+    flash.SetSink(&r);
+    // 4 reads at 1000 IOPS: 4 ms, plus 3 turnarounds when one slot serves them all.
+    flash.Submit(Read(1, 250000, 4, in_flight));
+    q.Run();
+    ASSERT_EQ(r.done.size(), 1u);
+    EXPECT_EQ(r.done[0].second, expected) << in_flight << " in flight";
+  }
+}
+
 TEST(SimCompute, EachTaskPaysTheHandOffToAWorker) {
   DeviceProfile d = ToyDevice(2);
   d.cores[0].task_dispatch_ns = 20000;

@@ -13,7 +13,8 @@ SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
       issuer_factor_(1 - profile.flash.multi_issuer_penalty * (1 - 1.0 / std::max(1, issuers))),
       core_class_(std::move(core_class)),
       timeline_(timeline),
-      submit_overhead_(static_cast<int64_t>(profile.flash.submit_overhead_ns)) {
+      submit_overhead_(static_cast<int64_t>(profile.flash.submit_overhead_ns)),
+      resubmit_gap_ns_(profile.flash.resubmit_gap_ns) {
   if (core_class_.empty() && !profile.cores.empty()) core_class_ = profile.cores.front().name;
   if (timeline_) lane_ = timeline_->Lane("flash");
 }
@@ -98,7 +99,16 @@ void SimFlashDevice::OnEvent(uint64_t generation) {
   Reschedule();
   for (const Batch& b : done) {
     if (timeline_) timeline_->Add(lane_, "read", b.submitted, queue_->now(), 0);
-    sink_->OnReadDone(b.read.tag, true);
+    // Each slot of a batch limited to k in flight turned around once per later read.
+    const int64_t slots = std::max(1, b.read.max_in_flight);
+    const int64_t turns = (b.read.count + slots - 1) / slots - 1;
+    if (resubmit_gap_ns_ > 0 && turns > 0) {
+      const uint64_t tag = b.read.tag;
+      queue_->After(Nanos{static_cast<int64_t>(turns * resubmit_gap_ns_)},
+                    [this, tag] { sink_->OnReadDone(tag, true); }, "flash resubmit gaps");
+    } else {
+      sink_->OnReadDone(b.read.tag, true);
+    }
   }
 }
 

@@ -6,7 +6,9 @@
 // whenever a batch arrives or finishes (processor sharing), so concurrent
 // streams slow each other down as on a real device. A profile's per-batch
 // submit overhead (a calibrated host's submitter hand-off) delays each batch
-// before the device takes it.
+// before the device takes it, and a batch limited to k reads in flight pays the
+// profile's resubmission gap once per read beyond the first k, in each slot's
+// turn (charged after the batch's bytes, when the device has moved on).
 #pragma once
 
 #include <cstdint>
@@ -57,6 +59,7 @@ class SimFlashDevice : public FlashDevice {
   Timeline* timeline_;
   int lane_ = 0;
   Nanos submit_overhead_;  // the profile's per-batch hand-off, charged before the device starts
+  double resubmit_gap_ns_;  // the profile's turnaround between reads of one slot
   CompletionSink* sink_ = nullptr;
   std::vector<Batch> active_;
   std::vector<double> weight_scratch_;

@@ -1,6 +1,8 @@
 #include "engine/real/calibrate.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -220,6 +222,55 @@ absl::StatusOr<double> MeasureSubmitOverheadNs(const std::string& path, int64_t 
   return std::max(0.0, ns[ns.size() / 2] - 4096 / read_4k_depth1_bytes_per_s * 1e9);
 }
 
+// Milliseconds the block device holding `path` spent on reads (field 4 of
+// /sys/dev/block/M:m/stat); -1 where there is no such file.
+int64_t BlockReadTicksMs(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return -1;
+  std::ifstream in(absl::StrFormat("/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev)));
+  int64_t ios, merges, sectors, ticks;
+  if (!(in >> ios >> merges >> sectors >> ticks)) return -1;
+  return ticks;
+}
+
+// The turnaround inside a batch limited to one read in flight: the wall time of
+// a long single-slot batch of 4 KiB reads minus what the block device reports it
+// spent on them, per read. 0 with a notice where the device's counters are not
+// readable (then the simulator charges no gap).
+absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t file_bytes,
+                                            double seconds, std::string* notice) {
+  CompletionQueue queue;
+  absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
+      OpenFlashDevice({.path = path, .queue_depth = 1, .io = "auto"}, &queue, notice);
+  if (!dev.ok()) return dev.status();
+  Done done;
+  (*dev)->SetSink(&done);
+  const int count = std::max(100, static_cast<int>(seconds * 5000));
+  void* buffer = nullptr;
+  if (posix_memalign(&buffer, 4096, int64_t{count} * 4096) != 0) {
+    return absl::ResourceExhaustedError("cannot allocate read buffers");
+  }
+  auto target = std::make_shared<ReadTarget>();
+  target->buffer = static_cast<uint8_t*>(buffer);
+  Random rng(77);
+  for (int i = 0; i < count; ++i) {
+    target->offsets.push_back(rng.Below(static_cast<uint32_t>(file_bytes / 4096)) * 4096);
+  }
+  const int64_t ticks_before = BlockReadTicksMs(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  (*dev)->Submit({.request_bytes = 4096, .count = count, .max_in_flight = 1, .target = target});
+  while (!done.finished) queue.Pop()();
+  const double wall_ns = Seconds(t0) * 1e9;
+  const int64_t ticks_after = BlockReadTicksMs(path);
+  std::free(buffer);
+  if (!done.ok) return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
+  if (ticks_before < 0 || ticks_after < ticks_before) {
+    *notice += " (no block-device counters for the scratch file: resubmission gap not measured)";
+    return 0.0;
+  }
+  return std::max(0.0, (wall_ns - 1e6 * static_cast<double>(ticks_after - ticks_before)) / count);
+}
+
 // Median time to hand an empty task to a worker of the engine's thread pool and
 // get its completion back on this thread: what every compute task costs the
 // real engine beyond its work.
@@ -381,6 +432,10 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   if (!submit.ok()) return submit.status();
   d.flash.submit_overhead_ns = *submit;
   say(absl::StrFormat("batch submit overhead %.1f us", *submit / 1e3));
+  absl::StatusOr<double> gap = MeasureResubmitGapNs(path, file_bytes, o.quick ? 0.2 : 0.5, &notice);
+  if (!gap.ok()) return gap.status();
+  d.flash.resubmit_gap_ns = *gap;
+  say(absl::StrFormat("resubmission gap %.1f us per read", *gap / 1e3));
   int seq_reads = 0;
   absl::StatusOr<double> seq =
       MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice, &seq_reads);
