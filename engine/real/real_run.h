@@ -19,11 +19,15 @@
 namespace sparseflash {
 
 // What RunReal adds to the process beyond its budget (resident set + cache
-// arena): I/O buffers, worker threads, per-token records and the growth of the
-// cache policy's state. Checked by tests/replay_test.cc (a 55 MB model grows by
-// its budget + 3 MB). The setup before it (PrepareRun: the trace reader, the
-// offline profile, the cache index) is extra and scales with the neuron count:
-// for TurboSparse-Mistral-7B the whole process peaked at the budget + 45-140 MB.
+// arena) when its read batches are neuron-sized: I/O buffers, worker threads,
+// per-token records and the growth of the cache policy's state. Checked by
+// tests/replay_test.cc (a 55 MB model grows by its budget + 3 MB). Each read
+// batch gets a fresh buffer outside the budget while it is in flight, so
+// strategies with large batches add those: llamacpp on a 7B model has two
+// batches of about 68 MB in flight. The setup before it (PrepareRun: the trace
+// reader, the offline profile, the cache index) is extra and scales with the
+// neuron count: for TurboSparse-Mistral-7B the whole process peaked at the
+// budget + 42-145 MB.
 inline constexpr int64_t kRealRunOverheadBytes = int64_t{32} << 20;
 
 struct RealRunOptions {
