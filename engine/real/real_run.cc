@@ -34,6 +34,40 @@ Buffer AllocateTouched(int64_t bytes) {
   return Buffer(static_cast<uint8_t*>(p));
 }
 
+// Read buffers, reused: a finished batch's buffer serves a later batch, so
+// O_DIRECT reads land in pages already mapped (as a page cache's would be)
+// instead of faulting in fresh memory for every batch. Keeps at most as many
+// buffers as were ever in flight at once.
+class ReadBufferPool {
+ public:
+  uint8_t* Take(uint64_t tag, int64_t bytes) {
+    auto it = free_.lower_bound(bytes);
+    Buffer buffer;
+    int64_t capacity = bytes;
+    if (it != free_.end()) {
+      capacity = it->first;
+      buffer = std::move(it->second);
+      free_.erase(it);
+    } else {
+      buffer = Allocate(bytes);
+      if (!buffer) return nullptr;
+    }
+    uint8_t* p = buffer.get();
+    lent_.emplace(tag, std::make_pair(capacity, std::move(buffer)));
+    return p;
+  }
+  void Give(uint64_t tag) {
+    auto it = lent_.find(tag);
+    if (it == lent_.end()) return;
+    free_.emplace(it->second.first, std::move(it->second.second));
+    lent_.erase(it);
+  }
+
+ private:
+  std::multimap<int64_t, Buffer> free_;                  // by capacity
+  std::map<uint64_t, std::pair<int64_t, Buffer>> lent_;  // by batch tag
+};
+
 // Gives reads without a target real offsets in the weight file and a buffer.
 class RealizingFlash : public FlashDevice, public CompletionSink {
  public:
@@ -47,10 +81,10 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
     FlashRead r = read;
     if (!r.target) {
       auto target = std::make_shared<ReadTarget>();
-      Buffer buffer = Allocate(int64_t{r.count} * r.request_bytes);
-      target->buffer = buffer.get();
+      // Out of memory leaves no buffer: the device then fails the read (EFAULT) and the
+      // engine reports it for that token.
+      target->buffer = buffers_.Take(r.tag, int64_t{r.count} * r.request_bytes);
       Place(r, &target->offsets);
-      buffers_[r.tag] = std::move(buffer);
       r.target = target;
     }
     inner_->Submit(r);
@@ -58,7 +92,7 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
   void OnReadDone(uint64_t tag, bool ok) override {
-    buffers_.erase(tag);
+    buffers_.Give(tag);
     sink_->OnReadDone(tag, ok);
   }
   void OnComputeDone(uint64_t) override {}
@@ -88,7 +122,7 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
   WeightFileInfo w_;
   Random rng_;
   CompletionSink* sink_ = nullptr;
-  std::map<uint64_t, Buffer> buffers_;
+  ReadBufferPool buffers_;
 };
 
 // Gives compute tasks without work the real kernel over the right bytes.
