@@ -49,6 +49,9 @@ class ReadBufferPool {
       buffer = std::move(it->second);
       free_.erase(it);
     } else {
+      // None is large enough: the largest free one is replaced, so the pool never
+      // holds more buffers than were lent at once.
+      if (!free_.empty()) free_.erase(std::prev(free_.end()));
       buffer = Allocate(bytes);
       if (!buffer) return nullptr;
     }
