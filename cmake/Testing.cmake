@@ -1,5 +1,5 @@
 # sf_test(NAME SOURCES... LIBS ...): a GoogleTest binary registered with CTest.
-# Tests run from the repository root so they can reach ../shared/data.
+# Tests run from the repository root so they can reach data/.
 function(sf_test name)
   cmake_parse_arguments(T "" "" "SOURCES;LIBS" ${ARGN})
   add_executable(${name} ${T_SOURCES})

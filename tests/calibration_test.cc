@@ -1,11 +1,11 @@
 // The synthetic generator reproduces the published activation statistics
-// (reference/models.md) and the real data in ../shared/data.
+// (reference/models.md) and the real data in data/.
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "gtest/gtest.h"
-#include "tests/shared_data.h"
+#include "tests/repo_data.h"
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
 #include "traces/test_util.h"
@@ -37,8 +37,8 @@ TEST(Calibration, TurboSparseMistralActiveRatio) {
 
 // Share of neurons carrying 80 % of activations per layer, from the Bamboo CSV.
 std::map<int, double> BambooTop80() {
-  std::ifstream in(testing::SharedData("activation-stats/bamboo7b_layer_cdf.csv"));
-  EXPECT_TRUE(in.good()) << "../shared/data is missing";
+  std::ifstream in(testing::RepoData("activation-stats/bamboo7b_layer_cdf.csv"));
+  EXPECT_TRUE(in.good()) << "data/ is missing (run the tests from the repository root)";
   std::map<int, std::vector<std::pair<double, double>>> points;
   std::string line;
   std::getline(in, line);
@@ -112,7 +112,7 @@ TEST(Calibration, TinyStoriesProfileMatchesGoldenTraces) {
   ModelSpec m = *ModelCatalog::Builtin().Find("tinystories-relu-260k");
   std::string golden = testing::TempPath("golden.trace");
   ASSERT_TRUE(ImportTextTrace(
-                  testing::SharedData("tinystories-relu-260k/golden/greedy_from_bos.trace.txt"),
+                  testing::RepoData("tinystories-relu-260k/golden/greedy_from_bos.trace.txt"),
                   ShapeOf(m), {}, golden)
                   .ok());
   absl::StatusOr<TraceStats> real = ComputeTraceStats(golden);

@@ -12,16 +12,16 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "reports/results_db.h"
-#include "tests/shared_data.h"
+#include "tests/repo_data.h"
 
-using sparseflash::testing::SharedData;
+using sparseflash::testing::RepoData;
 
 namespace sparseflash {
 namespace {
 
 std::string Demo(const std::string& out, int* status) {
   const std::string command = absl::StrCat(SF_CLI, " demo --no-replay --out ", out,
-                                           " --tiny-model ", SharedData("tinystories-relu-260k"),
+                                           " --tiny-model ", RepoData("tinystories-relu-260k"),
                                            " 2>/dev/null");
   FILE* p = popen(command.c_str(), "r");
   std::string text;

@@ -9,13 +9,13 @@
 #include "engine/real/tiny_generate.h"
 #include "engine/real/tiny_record.h"
 #include "gtest/gtest.h"
-#include "tests/shared_data.h"
+#include "tests/repo_data.h"
 #include "traces/trace_reader.h"
 
 namespace sparseflash {
 namespace {
 
-using testing::SharedData;
+using testing::RepoData;
 
 struct Fixture {
   TinyModel model;
@@ -24,8 +24,8 @@ struct Fixture {
 
 const Fixture& Tiny() {
   static const Fixture* f = [] {
-    auto model = TinyModel::Load(SharedData("tinystories-relu-260k/model_qint80.bin"));
-    auto tok = Tokenizer::Load(SharedData("tinystories-relu-260k/tok1024.bin"), 1024);
+    auto model = TinyModel::Load(RepoData("tinystories-relu-260k/model_qint80.bin"));
+    auto tok = Tokenizer::Load(RepoData("tinystories-relu-260k/tok1024.bin"), 1024);
     EXPECT_TRUE(model.ok() && tok.ok());
     return new Fixture{*std::move(model), *std::move(tok)};
   }();
@@ -33,7 +33,7 @@ const Fixture& Tiny() {
 }
 
 std::string GoldenText(const std::string& name) {
-  std::ifstream in(SharedData("tinystories-relu-260k/golden/" + name + ".text.txt"));
+  std::ifstream in(RepoData("tinystories-relu-260k/golden/" + name + ".text.txt"));
   std::stringstream s;
   s << in.rdbuf();
   std::string text = s.str();
@@ -126,7 +126,7 @@ TEST(TinyEngine, RecordedTraceReproducesTheGoldenActivations) {
   const std::string path = ::testing::TempDir() + "/recorded.trace";
   ASSERT_TRUE(WriteTinyTrace(Tiny().model, *r, o.prompt, path, /*overwrite=*/true).ok());
   EXPECT_FALSE(WriteTinyTrace(Tiny().model, *r, o.prompt, path, /*overwrite=*/false).ok());
-  std::ifstream golden(SharedData("tinystories-relu-260k/golden/greedy_prompt_big_dog.trace.txt"));
+  std::ifstream golden(RepoData("tinystories-relu-260k/golden/greedy_prompt_big_dog.trace.txt"));
   std::vector<std::vector<std::vector<uint32_t>>> want;
   std::string line;
   while (std::getline(golden, line)) {

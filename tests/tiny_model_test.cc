@@ -1,5 +1,5 @@
 // The real TinyStories model's forward pass against the golden outputs in
-// ../shared/data: exact tokens and text, and at least 99 % of the active sets.
+// data/: exact tokens and text, and at least 99 % of the active sets.
 #include "engine/tiny/tiny_model.h"
 
 #include <fstream>
@@ -8,15 +8,15 @@
 #include "absl/strings/str_split.h"
 #include "engine/tiny/tokenizer.h"
 #include "gtest/gtest.h"
-#include "tests/shared_data.h"
+#include "tests/repo_data.h"
 
 namespace sparseflash {
 namespace {
 
-using testing::SharedData;
+using testing::RepoData;
 
 std::string Golden(const std::string& name) {
-  std::ifstream in(SharedData("tinystories-relu-260k/golden/" + name));
+  std::ifstream in(RepoData("tinystories-relu-260k/golden/" + name));
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
@@ -48,10 +48,10 @@ class TinyGolden : public ::testing::TestWithParam<std::pair<const char*, const 
 TEST_P(TinyGolden, DenseForwardReproducesTheGoldenRun) {
   auto [name, prompt] = GetParam();
   absl::StatusOr<TinyModel> model =
-      TinyModel::Load(SharedData("tinystories-relu-260k/model_qint80.bin"));
+      TinyModel::Load(RepoData("tinystories-relu-260k/model_qint80.bin"));
   ASSERT_TRUE(model.ok()) << model.status();
   absl::StatusOr<Tokenizer> tok =
-      Tokenizer::Load(SharedData("tinystories-relu-260k/tok1024.bin"), model->config().vocab);
+      Tokenizer::Load(RepoData("tinystories-relu-260k/tok1024.bin"), model->config().vocab);
   ASSERT_TRUE(tok.ok()) << tok.status();
   GoldenRun golden = ParseTrace(Golden(std::string(name) + ".trace.txt"));
   std::vector<int> prompt_tokens = tok->Encode(prompt);
@@ -90,7 +90,7 @@ INSTANTIATE_TEST_SUITE_P(Golden, TinyGolden,
 TEST(TinyModel, DamagedFilesNameTheFileAndField) {
   std::string data;
   {
-    std::ifstream in(SharedData("tinystories-relu-260k/model_qint80.bin"), std::ios::binary);
+    std::ifstream in(RepoData("tinystories-relu-260k/model_qint80.bin"), std::ios::binary);
     data.assign(std::istreambuf_iterator<char>(in), {});
   }
   const std::string path = ::testing::TempDir() + "/bad_model.bin";

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 
 #include "absl/strings/str_format.h"
 
@@ -32,6 +33,19 @@ void Progress(const std::string& what, uint64_t done, uint64_t total) {
     std::fprintf(stderr, "%s: %llu/%llu (%.0f%%)\n", what.c_str(),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), pct);
   }
+}
+
+std::string ShippedData(const std::string& relative) {
+  namespace fs = std::filesystem;
+  const fs::path here = fs::path("data") / relative;
+  std::error_code ec;
+  if (fs::exists(here, ec)) return here.string();
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path beside = exe.parent_path().parent_path().parent_path() / "data" / relative;
+    if (fs::exists(beside, ec)) return beside.string();
+  }
+  return here.string();
 }
 
 std::string FormatDuration(double s) {

@@ -26,6 +26,11 @@ int ReportError(const absl::Status& status);
 // Progress line on stderr ("\r" on a terminal, periodic lines otherwise).
 void Progress(const std::string& what, uint64_t done, uint64_t total);
 
+// The path of RELATIVE inside the repository's data/ folder: under the current
+// directory when it is there, else beside the binary (build/bin/../../data), else
+// the current directory's path (so an error names where it was looked for).
+std::string ShippedData(const std::string& relative);
+
 // "42s", "3m05s", "1h20m".
 std::string FormatDuration(double seconds);
 

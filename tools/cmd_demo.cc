@@ -40,7 +40,7 @@ namespace fs = std::filesystem;
 
 struct DemoArgs {
   std::string out = "sparseflash-demo";
-  std::string tiny_dir = "../shared/data/tinystories-relu-260k";
+  std::string tiny_dir = ShippedData("tinystories-relu-260k");
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool replay = true;
 };

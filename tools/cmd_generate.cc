@@ -63,9 +63,12 @@ void PrintStats(const TinyGenerateResult& r) {
 }
 
 void AddCommonOptions(CLI::App* cmd, GenerateArgs* a) {
+  a->model_file = ShippedData("tinystories-relu-260k/model_qint80.bin");
+  a->tokenizer = ShippedData("tinystories-relu-260k/tok1024.bin");
   cmd->add_option("--model-file", a->model_file, "TinyStories int8 model (model_qint80.bin)")
-      ->required();
-  cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer file (tok1024.bin)")->required();
+      ->capture_default_str();
+  cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer file (tok1024.bin)")
+      ->capture_default_str();
   cmd->add_option("--prompt", a->prompt, "Prompt text (default: start from BOS)");
   cmd->add_option("--tokens", a->tokens, "Positions to run (default: the model's context)");
   cmd->add_option("--strategy", a->strategy, "powerinfer2 | llmflash | llamacpp | in_memory")
