@@ -30,8 +30,10 @@ class NamedCatalog {
     for (const T& item : items_) {
       if (item.name == name) return item;
     }
-    return absl::NotFoundError(absl::StrCat("unknown ", kind_, " '", std::string(name), "'; known ", kind_,
-                                            "s: ", absl::StrJoin(Names(), ", ")));
+    return absl::NotFoundError(absl::StrCat(
+        "unknown ", kind_, " '", std::string(name), "'; known ", kind_,
+        "s: ", absl::StrJoin(Names(), ", "), "; or give the path of a ", kind_,
+        " .textproto file (`", kind_, " show NAME > my.textproto` writes one to edit)"));
   }
 
  private:

@@ -1,8 +1,5 @@
 #include "common/textproto.h"
 
-#include <fstream>
-#include <sstream>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "google/protobuf/io/tokenizer.h"
@@ -36,16 +33,6 @@ absl::Status ParseTextProto(std::string_view text, std::string_view source_name,
         absl::StrCat(std::string(source_name), ": not a valid ", message->GetTypeName(), " (",
                      errors.first(), ")"));
   }
-  return absl::OkStatus();
-}
-
-absl::Status ReadFileToString(const std::string& path, std::string* out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open file"));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return absl::DataLossError(absl::StrCat(path, ": read failed"));
-  *out = buffer.str();
   return absl::OkStatus();
 }
 

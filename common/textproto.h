@@ -14,7 +14,4 @@ namespace sparseflash {
 absl::Status ParseTextProto(std::string_view text, std::string_view source_name,
                             google::protobuf::Message* message);
 
-// Reads a whole file into `out`; errors name the path.
-absl::Status ReadFileToString(const std::string& path, std::string* out);
-
 }  // namespace sparseflash

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common/embedded_file.h"
+#include "common/files.h"
 #include "common/textproto.h"
 #include "devices/device.pb.h"
 #include "google/protobuf/text_format.h"
@@ -134,10 +135,10 @@ const NamedCatalog<DeviceProfile>& BuiltinDevices() {
 }
 
 absl::StatusOr<DeviceProfile> LoadDevice(const std::string& name_or_path) {
-  if (name_or_path.ends_with(".textproto") || std::filesystem::exists(name_or_path)) {
-    std::string text;
-    if (absl::Status s = ReadFileToString(name_or_path, &text); !s.ok()) return s;
-    return ParseDeviceProfile(text, name_or_path);
+  if (NamesAFile(name_or_path)) {
+    absl::StatusOr<std::string> text = ReadWholeFile(name_or_path, "device profile");
+    if (!text.ok()) return text.status();
+    return ParseDeviceProfile(*text, name_or_path);
   }
   return BuiltinDevices().Find(name_or_path);
 }

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "common/atomic_file.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -48,41 +49,27 @@ WeightFileInfo PlanWeightFile(const ModelSpec& model, LayoutKind layout) {
 absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const std::string& path,
                              bool overwrite,
                              const std::function<void(int64_t, int64_t)>& progress) {
-  if (!overwrite && std::filesystem::exists(path)) {
-    return absl::AlreadyExistsError(absl::StrCat(path, " exists; use --force to replace it"));
-  }
   const WeightFileInfo w = PlanWeightFile(model, layout);
-  const std::string tmp = path + ".tmp";
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return absl::UnavailableError(absl::StrCat(tmp, ": cannot create"));
-  auto fail = [&](const std::string& what) {
-    std::fclose(f);
-    std::remove(tmp.c_str());
-    return absl::DataLossError(absl::StrCat(tmp, ": ", what, " (disk full?); nothing written"));
-  };
+  absl::StatusOr<std::unique_ptr<AtomicFile>> file =
+      AtomicFile::Create(path, {.overwrite = overwrite});
+  if (!file.ok()) return file.status();
   std::vector<char> header(kHeaderBytes, 0);
   const std::string text = HeaderText(w);
   std::memcpy(header.data(), text.data(), std::min<size_t>(text.size(), kHeaderBytes));
-  if (std::fwrite(header.data(), 1, header.size(), f) != header.size()) return fail("header");
+  if (absl::Status s = (*file)->Write({header.data(), header.size()}); !s.ok()) return s;
   std::vector<uint64_t> chunk((4 << 20) / 8);
   Random rng(MixSeed(1, w.neurons));
   int64_t done = kHeaderBytes;
   while (done < w.file_bytes) {
     for (uint64_t& v : chunk) v = rng.Next();
     const int64_t n = std::min<int64_t>(chunk.size() * 8, w.file_bytes - done);
-    if (std::fwrite(chunk.data(), 1, n, f) != static_cast<size_t>(n)) return fail("write");
+    absl::Status s = (*file)->Write({reinterpret_cast<const char*>(chunk.data()),
+                                     static_cast<size_t>(n)});
+    if (!s.ok()) return s;
     done += n;
     if (progress) progress(done, w.file_bytes);
   }
-  if (std::fflush(f) != 0 || fsync(fileno(f)) != 0) return fail("flush");
-  if (std::fclose(f) != 0) {
-    std::remove(tmp.c_str());
-    return absl::DataLossError(absl::StrCat(tmp, ": close failed (disk full?)"));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return (*file)->Commit();
 }
 
 absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,

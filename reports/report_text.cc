@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/atomic_file.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "reports/report.h"
@@ -49,24 +50,7 @@ std::string StudyMarkdown(const Study& s) {
 }
 
 absl::Status WriteWhole(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << content;
-    out.flush();
-    if (!out) {
-      std::filesystem::remove(tmp);
-      return absl::ResourceExhaustedError(
-          absl::StrCat(path, ": cannot write the report file (disk full or no permission)"));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp);
-    return absl::UnavailableError(absl::StrCat(path, ": cannot replace: ", ec.message()));
-  }
-  return absl::OkStatus();
+  return WriteFileAtomically(path, content, {.sync = false});
 }
 
 }  // namespace

@@ -1,9 +1,10 @@
 #include "sim/timeline.h"
 
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/atomic_file.h"
 
 namespace sparseflash {
 
@@ -20,10 +21,11 @@ int Timeline::Lane(const std::string& name) {
 }
 
 absl::Status Timeline::WriteChromeTrace(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
+  absl::StatusOr<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path, {.sync = false});
+  if (!file.ok()) return file.status();
+  std::string out_text;
   {
-    std::ofstream out(tmp, std::ios::trunc);
-    if (!out) return absl::UnavailableError(absl::StrCat("cannot write ", tmp));
+    std::ostringstream out;
     out << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
     bool first = true;
     for (size_t i = 0; i < lanes_.size(); ++i) {
@@ -43,13 +45,10 @@ absl::Status Timeline::WriteChromeTrace(const std::string& path) const {
       first = false;
     }
     out << "\n]}\n";
-    if (!out.flush())
-      return absl::DataLossError(absl::StrCat("write to ", tmp, " failed (disk full?)"));
+    out_text = out.str();
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  if (absl::Status s = (*file)->Write(out_text); !s.ok()) return s;
+  return (*file)->Commit();
 }
 
 }  // namespace sparseflash

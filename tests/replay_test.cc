@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "common/files.h"
 #include "common/textproto.h"
 #include "devices/device_catalog.h"
 #include "engine/real/real_run.h"
@@ -71,8 +72,8 @@ TEST(Replay, WeightFileOfAnotherModelIsRejected) {
 // A model big enough that its memory budget dominates the process: 4 layers of
 // d_model 1024 and 8192 INT4 neurons (a 55 MB FFN), the tiny model's statistics.
 ModelSpec MidModel() {
-  std::string text;
-  EXPECT_TRUE(ReadFileToString("traces/models/tinystories-relu-260k.textproto", &text).ok());
+  std::string text =
+      ReadWholeFile("traces/models/tinystories-relu-260k.textproto", "model file").value_or("");
   auto replace = [&](const std::string& from, const std::string& to) {
     const size_t at = text.find(from);
     EXPECT_NE(at, std::string::npos) << from;

@@ -65,12 +65,10 @@ absl::Status GenerateTraces(const std::string& out, const std::vector<std::strin
     if (fs::exists(path)) continue;
     absl::StatusOr<ModelSpec> model = LoadModel(name);
     if (!model.ok()) return model.status();
-    const std::string tmp = path.string() + ".partial";
     absl::Status s = WriteGeneratedTrace(
-        *model, {.seed = 1, .tokens = kTraceTokens}, tmp,
+        *model, {.seed = 1, .tokens = kTraceTokens}, path.string(),
         [&](uint64_t n) { Progress(absl::StrCat("trace of ", name), n, kTraceTokens); });
     if (!s.ok()) return s;
-    fs::rename(tmp, path);
   }
   return absl::OkStatus();
 }

@@ -3,6 +3,9 @@
 #include <fstream>
 #include <iostream>
 
+#include "common/atomic_file.h"
+#include "common/files.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
@@ -30,7 +33,7 @@ int RunShow(const std::string& name) {
 }
 
 int RunCalibrate(const std::string& scratch, const std::string& out, bool quick, bool force) {
-  if (!force && std::filesystem::exists(out)) {
+  if (!force && PathExists(out)) {
     return ReportError(absl::AlreadyExistsError(out + " exists; use --force to replace it"));
   }
   CalibrateOptions o{.scratch_dir = scratch, .quick = quick, .progress = [](const std::string& s) {
@@ -38,14 +41,9 @@ int RunCalibrate(const std::string& scratch, const std::string& out, bool quick,
                      }};
   absl::StatusOr<DeviceProfile> d = CalibrateHost(o);
   if (!d.ok()) return ReportError(d.status());
-  const std::string tmp = out + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << "# Calibrated by sparseflash device calibrate" << (quick ? " --quick" : "") << "\n"
-      << DeviceProfileToText(*d);
-    if (!f.flush()) return ReportError(absl::DataLossError(tmp + ": write failed"));
-  }
-  std::filesystem::rename(tmp, out);
+  const std::string text = absl::StrCat("# Calibrated by sparseflash device calibrate",
+                                        quick ? " --quick" : "", "\n", DeviceProfileToText(*d));
+  if (absl::Status s = WriteFileAtomically(out, text); !s.ok()) return ReportError(s);
   std::fprintf(stderr, "wrote %s\n", out.c_str());
   return 0;
 }

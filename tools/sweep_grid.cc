@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "common/files.h"
 #include "common/textproto.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
@@ -180,9 +181,9 @@ absl::StatusOr<SweepPlan> ParseSweep(const std::string& text, const std::string&
 }
 
 absl::StatusOr<SweepPlan> LoadSweep(const std::string& path) {
-  std::string text;
-  if (absl::Status s = ReadFileToString(path, &text); !s.ok()) return s;
-  return ParseSweep(text, path, std::filesystem::path(path).parent_path().string());
+  absl::StatusOr<std::string> text = ReadWholeFile(path, "sweep");
+  if (!text.ok()) return text.status();
+  return ParseSweep(*text, path, std::filesystem::path(path).parent_path().string());
 }
 
 absl::StatusOr<Shard> ParseShard(const std::string& text) {

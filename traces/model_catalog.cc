@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 #include "common/embedded_file.h"
 #include "common/textproto.h"
 #include "traces/model.pb.h"
@@ -118,10 +119,10 @@ const ModelCatalog& ModelCatalog::Builtin() {
 }
 
 absl::StatusOr<ModelSpec> LoadModel(const std::string& name_or_path) {
-  if (name_or_path.ends_with(".textproto") || std::filesystem::exists(name_or_path)) {
-    std::string text;
-    if (absl::Status s = ReadFileToString(name_or_path, &text); !s.ok()) return s;
-    return ModelCatalog::Parse(text, name_or_path);
+  if (NamesAFile(name_or_path)) {
+    absl::StatusOr<std::string> text = ReadWholeFile(name_or_path, "model file");
+    if (!text.ok()) return text.status();
+    return ModelCatalog::Parse(*text, name_or_path);
   }
   return ModelCatalog::Builtin().Find(name_or_path);
 }

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/files.h"
 #include "traces/trace_writer.h"
 
 namespace sparseflash {
@@ -115,6 +116,9 @@ void WriteIds(std::ostream& out, char kind, uint64_t token, const LayerActivatio
 
 absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& shape,
                              const TraceProvenance& provenance, const std::string& out_path) {
+  if (IsDirectory(in_path)) {
+    return absl::InvalidArgumentError(absl::StrCat(in_path, ": is a directory; expected a text trace"));
+  }
   std::ifstream in(in_path);
   if (!in) return absl::NotFoundError(absl::StrCat(in_path, ": cannot open"));
   TraceHeader header{shape, provenance, 0, false, false};

@@ -57,10 +57,7 @@ int main(int argc, char** argv) {
       sf::TokenActivations token = cycle[n % cycle.size()];
       token.token = n++;
       if (!(*writer)->Append(token).ok()) return 1;
-      if (n % 1024 == 0 && std::filesystem::file_size(path + ".tmp." + std::to_string(getpid())) >=
-                               gb * 1e9) {
-        break;
-      }
+      if (n % 1024 == 0 && (*writer)->bytes_written() >= gb * 1e9) break;
     }
     if (!(*writer)->Finish().ok()) return 1;
   }

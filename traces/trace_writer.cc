@@ -53,40 +53,30 @@ void ToRecord(const TokenActivations& token, proto::TokenRecord* record) {
 
 }  // namespace
 
-TraceWriter::TraceWriter(std::string path, std::string tmp_path, FILE* file,
-                         TraceHeader header, TraceWriterOptions options)
-    : path_(std::move(path)), tmp_path_(std::move(tmp_path)), file_(file),
-      header_(std::move(header)), options_(options), cctx_(ZSTD_createCCtx()) {
+TraceWriter::TraceWriter(std::unique_ptr<AtomicFile> file, TraceHeader header,
+                         TraceWriterOptions options)
+    : path_(file->path()), file_(std::move(file)), header_(std::move(header)),
+      options_(options), cctx_(ZSTD_createCCtx()) {
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, options_.zstd_level);
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
 }
 
-TraceWriter::~TraceWriter() {
-  ZSTD_freeCCtx(cctx_);
-  if (file_ != nullptr) std::fclose(file_);
-  if (!finished_) std::remove(tmp_path_.c_str());
-}
+TraceWriter::~TraceWriter() { ZSTD_freeCCtx(cctx_); }
 
 absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(
     const std::string& path, const TraceHeader& header, const TraceWriterOptions& options) {
-  if (!options.overwrite && std::filesystem::exists(path)) {
-    return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
-  }
-  std::string tmp = absl::StrCat(path, ".tmp.", getpid());
-  FILE* file = std::fopen(tmp.c_str(), "wb");
-  if (file == nullptr) {
-    return absl::PermissionDeniedError(
-        absl::StrCat(path, ": cannot create trace file: ", std::strerror(errno)));
-  }
-  std::unique_ptr<TraceWriter> writer(new TraceWriter(path, tmp, file, header, options));
+  absl::StatusOr<std::unique_ptr<AtomicFile>> file =
+      AtomicFile::Create(path, {.overwrite = options.overwrite});
+  if (!file.ok()) return file.status();
+  std::unique_ptr<TraceWriter> writer(new TraceWriter(*std::move(file), header, options));
   writer->header_.tokens = trace_format::kUnfinishedTokens;
   if (absl::Status s = writer->WriteHeader(); !s.ok()) return s;
   return writer;
 }
 
 absl::Status TraceWriter::IoError(const std::string& what) const {
-  return absl::DataLossError(
-      absl::StrCat(path_, ": ", what, " failed: ", std::strerror(errno)));
+  return file_ ? file_->WriteError(what)
+               : absl::FailedPreconditionError(absl::StrCat(path_, ": already finished"));
 }
 
 absl::Status TraceWriter::WriteHeader() {
@@ -104,14 +94,15 @@ absl::Status TraceWriter::WriteHeader() {
   }
   AppendU32(static_cast<uint32_t>(body.size()), &bytes);
   bytes += body;
-  if (std::fseek(file_, 0, SEEK_SET) != 0 ||
-      std::fwrite(bytes.data(), 1, bytes.size(), file_) != bytes.size()) {
+  if (std::fseek(file_->stream(), 0, SEEK_SET) != 0 ||
+      std::fwrite(bytes.data(), 1, bytes.size(), file_->stream()) != bytes.size()) {
     return IoError("writing the header");
   }
   return absl::OkStatus();
 }
 
 absl::Status TraceWriter::Append(const TokenActivations& token) {
+  if (!file_) return IoError("appending");
   if (token.token != tokens_) {
     return absl::InvalidArgumentError(absl::StrCat(
         path_, ": token ", token.token, " appended where token ", tokens_, " was expected"));
@@ -135,10 +126,8 @@ absl::Status TraceWriter::FlushFrame() {
   std::string frame_header;
   AppendU32(static_cast<uint32_t>(n), &frame_header);
   AppendU32(static_cast<uint32_t>(raw_.size()), &frame_header);
-  if (std::fwrite(frame_header.data(), 1, 8, file_) != 8 ||
-      std::fwrite(compressed_.data(), 1, n, file_) != n) {
-    return IoError("writing a frame");
-  }
+  if (absl::Status s = file_->Write(frame_header); !s.ok()) return s;
+  if (absl::Status s = file_->Write({compressed_.data(), n}); !s.ok()) return s;
   raw_.clear();
   return absl::OkStatus();
 }
@@ -147,15 +136,9 @@ absl::Status TraceWriter::Finish() {
   if (absl::Status s = FlushFrame(); !s.ok()) return s;
   header_.tokens = tokens_;
   if (absl::Status s = WriteHeader(); !s.ok()) return s;
-  if (std::fflush(file_) != 0 || fsync(fileno(file_)) != 0) return IoError("flushing");
-  if (std::fclose(file_) != 0) {
-    file_ = nullptr;
-    return IoError("closing");
-  }
-  file_ = nullptr;
-  if (std::rename(tmp_path_.c_str(), path_.c_str()) != 0) return IoError("renaming into place");
-  finished_ = true;
-  return absl::OkStatus();
+  absl::Status s = file_->Commit();
+  file_.reset();
+  return s;
 }
 
 }  // namespace sparseflash

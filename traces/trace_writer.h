@@ -11,6 +11,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "common/atomic_file.h"
 #include "traces/activation.h"
 #include "traces/trace.pb.h"
 
@@ -28,7 +29,7 @@ class TraceWriter {
   static absl::StatusOr<std::unique_ptr<TraceWriter>> Create(
       const std::string& path, const TraceHeader& header,
       const TraceWriterOptions& options = {});
-  ~TraceWriter();  // an unfinished writer removes its temporary file
+  ~TraceWriter();  // an unfinished writer leaves nothing behind
 
   // Appends the next token; its `token` field must equal the number already written.
   absl::Status Append(const TokenActivations& token);
@@ -36,17 +37,17 @@ class TraceWriter {
   absl::Status Finish();
 
   uint64_t tokens_written() const { return tokens_; }
+  // Bytes of the file so far (header and finished frames); -1 after Finish().
+  int64_t bytes_written() const { return file_ ? std::ftell(file_->stream()) : -1; }
 
  private:
-  TraceWriter(std::string path, std::string tmp_path, FILE* file, TraceHeader header,
-              TraceWriterOptions options);
+  TraceWriter(std::unique_ptr<AtomicFile> file, TraceHeader header, TraceWriterOptions options);
   absl::Status FlushFrame();
   absl::Status WriteHeader();
   absl::Status IoError(const std::string& what) const;
 
   std::string path_;
-  std::string tmp_path_;
-  FILE* file_;
+  std::unique_ptr<AtomicFile> file_;
   TraceHeader header_;
   TraceWriterOptions options_;
   uint64_t tokens_ = 0;
@@ -54,7 +55,6 @@ class TraceWriter {
   std::string compressed_;  // scratch for the zstd output
   proto::TokenRecord record_;
   ZSTD_CCtx_s* cctx_;       // reused for every frame
-  bool finished_ = false;
 };
 
 }  // namespace sparseflash

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 
 namespace sparseflash {
 namespace {
@@ -102,9 +103,9 @@ QVector Quantize(const std::vector<float>& v, int group) {
 }
 
 absl::StatusOr<TinyModel> TinyModel::Load(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open model file"));
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<std::string> file = ReadWholeFile(path, "TinyStories model", int64_t{1} << 30);
+  if (!file.ok()) return file.status();
+  const std::string& data = *file;
   if (data.size() < kHeaderBytes) {
     return absl::DataLossError(absl::StrCat(path, ": ", data.size(), " bytes, shorter than the ",
                                             kHeaderBytes, "-byte header"));

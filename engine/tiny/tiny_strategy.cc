@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "common/atomic_file.h"
 #include "absl/strings/str_cat.h"
 #include "common/units.h"
 
@@ -32,27 +33,18 @@ constexpr Flavor kFlavors[] = {
 }  // namespace
 
 absl::Status WriteTinyFlashFile(const TinyModel& model, const std::string& path) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return absl::UnavailableError(absl::StrCat(tmp, ": cannot create"));
-    std::vector<uint8_t> page(kTinyBundleStride);
-    for (int l = 0; l < model.config().layers; ++l) {
-      for (int n = 0; n < model.config().hidden; ++n) {
-        std::fill(page.begin(), page.end(), 0);
-        model.WriteBundle(l, n, page.data());
-        out.write(reinterpret_cast<const char*>(page.data()), page.size());
-      }
-    }
-    if (!out.flush()) {
-      std::remove(tmp.c_str());
-      return absl::DataLossError(absl::StrCat(tmp, ": write failed (disk full?)"));
+  absl::StatusOr<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
+  if (!file.ok()) return file.status();
+  std::vector<uint8_t> page(kTinyBundleStride);
+  for (int l = 0; l < model.config().layers; ++l) {
+    for (int n = 0; n < model.config().hidden; ++n) {
+      std::fill(page.begin(), page.end(), 0);
+      model.WriteBundle(l, n, page.data());
+      absl::Status s = (*file)->Write({reinterpret_cast<const char*>(page.data()), page.size()});
+      if (!s.ok()) return s;
     }
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return absl::UnavailableError(absl::StrCat("cannot rename ", tmp, " to ", path));
-  }
-  return absl::OkStatus();
+  return (*file)->Commit();
 }
 
 TinyStrategy::TinyStrategy(const TinyModel& model, std::vector<int> prompt,

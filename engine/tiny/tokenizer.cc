@@ -4,10 +4,14 @@
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 
 namespace sparseflash {
 
 absl::StatusOr<Tokenizer> Tokenizer::Load(const std::string& path, int vocab) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory; expected a tokenizer"));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open tokenizer file"));
   Tokenizer t;
