@@ -1,13 +1,12 @@
 #include "sim/event_queue.h"
 
-#include <cassert>
-
 #include "absl/strings/str_cat.h"
+#include "common/check.h"
 
 namespace sparseflash {
 
 void EventQueue::At(Nanos at, Callback fn, const char* label) {
-  assert(at >= now_ && "events cannot be scheduled in the past");
+  SF_CHECK(at >= now_);  // events cannot be scheduled in the past
   if (at < now_) at = now_;
   heap_.push({at, next_seq_++, label, std::move(fn)});
 }

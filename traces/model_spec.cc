@@ -3,6 +3,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "traces/shape_limits.h"
 
 namespace sparseflash {
 namespace {
@@ -66,11 +67,27 @@ absl::Status GeneratorProfile::Validate(int layers) const {
         "generator profile '", name, "': layer_skew has ", layer_skew.size(),
         " entries; give one for all layers or one per layer (", layers, ")"));
   }
-  if (!(persistence >= 0 && persistence < 1) || !(coactivation >= 0 && coactivation <= 1) ||
-      !(predictor_recall > 0 && predictor_recall <= 1) || predicted_ratio < 0) {
+  auto in = [](double v, double lo, double hi) { return v >= lo && v <= hi; };  // false for NaN
+  if (!in(persistence, 0, 0.999999) || !in(persistence_spread, 0, 1) ||
+      !in(persistence_cold, 0, 0.999999) || !in(coactivation, 0, 1) ||
+      !in(predictor_recall, 1e-9, 1) || !in(predicted_ratio, 0, 100) ||
+      !in(gate_only_ratio, 0, 1) || !in(expert_persistence, 0, 1) ||
+      !in(expert_popularity_skew, 0, 100) || !in(top80_share, 1e-6, 1) ||
+      coactivation_group < 1 || coactivation_group > (1 << 16)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "generator profile '", name,
-        "': persistence must be in [0,1), coactivation in [0,1], recall in (0,1]"));
+        "': persistence and persistence_cold must be in [0,1), persistence_spread, "
+        "coactivation, gate_only_ratio and expert_persistence in [0,1], predictor_recall in "
+        "(0,1], top80_share in (0,1], predicted_ratio and expert_popularity_skew in [0,100], "
+        "coactivation_group in [1, 65536]"));
+  }
+  for (const std::vector<SkewAnchor>& anchors : layer_skew) {
+    for (const SkewAnchor& a : anchors) {
+      if (!in(a.neuron_fraction, 0, 1) || !in(a.activation_share, 0, 1)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "generator profile '", name, "': skew anchors must lie in [0,1] x [0,1]"));
+      }
+    }
   }
   return absl::OkStatus();
 }
@@ -81,8 +98,22 @@ absl::Status ModelSpec::Validate() const {
       head_dim <= 0 || vocab <= 0) {
     return Invalid(name, "layers, d_model, d_ffn, heads, kv_heads, head_dim, vocab must be > 0");
   }
-  if (experts < 1 || top_k < 1 || top_k > experts) {
-    return Invalid(name, "need experts >= 1 and 1 <= top_k <= experts");
+  if (std::string e = ShapeLimitError(layers, d_ffn, experts, top_k); !e.empty()) {
+    return Invalid(name, e);
+  }
+  if (d_model > (1 << 20) || heads > (1 << 16) || kv_heads > heads || head_dim > (1 << 16) ||
+      vocab > (1 << 24) || context < 1 || context > (1 << 24)) {
+    return Invalid(name,
+                   "need d_model <= 2^20, kv_heads <= heads <= 2^16, head_dim <= 2^16, vocab <= "
+                   "2^24 and context in [1, 2^24]");
+  }
+  const int g = quantization.group_size;
+  const bool grouped = quantization.kind == QuantKind::kInt4 || quantization.kind == QuantKind::kInt8;
+  if (grouped && (g < 1 || g > d_model)) {
+    return Invalid(name, absl::StrCat("quantization group size ", g, " not in [1, d_model]"));
+  }
+  if (predictor_rank < 0 || predictor_bytes < 0 || runtime_bytes < 0) {
+    return Invalid(name, "predictor_rank, predictor_bytes and runtime_bytes must be >= 0");
   }
   return generator.Validate(layers);
 }

@@ -49,11 +49,23 @@ NeuronSet* TextImporter::SetFor(uint32_t layer, uint32_t expert) {
 
 absl::Status TextImporter::Flush(TraceWriter* writer) {
   if (current_ < 0) return absl::OkStatus();
+  // A layer without lines had no active neurons: it is listed, empty.
+  for (int l = 0; l < shape_.layers; ++l) {
+    const bool listed = std::any_of(token_.layers.begin(), token_.layers.end(),
+                                    [&](const LayerActivations& a) { return a.layer == uint32_t(l); });
+    if (!listed) token_.layers.push_back({static_cast<uint32_t>(l), {}});
+  }
   std::sort(token_.layers.begin(), token_.layers.end(),
             [](const auto& a, const auto& b) { return a.layer < b.layer; });
   for (LayerActivations& l : token_.layers) {
     std::sort(l.experts.begin(), l.experts.end(),
               [](const auto& a, const auto& b) { return a.expert < b.expert; });
+  }
+  for (const LayerActivations& l : token_.layers) {
+    if (static_cast<int>(l.experts.size()) > shape_.top_k) {
+      return Error(absl::StrCat("token ", current_, ", layer ", l.layer, ": ", l.experts.size(),
+                                " experts, the model routes to ", shape_.top_k));
+    }
   }
   absl::Status s = writer->Append(token_);
   token_.layers.clear();

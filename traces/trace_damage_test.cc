@@ -75,14 +75,25 @@ std::string CraftedTrace(const std::string& name, const std::vector<proto::Token
   return path;
 }
 
-proto::TokenRecord Record(uint64_t token, uint32_t layer, std::vector<uint32_t> deltas) {
+// A record listing `layers` in that order, `deltas` in layer `with` (expert 0).
+proto::TokenRecord Listing(uint64_t token, const std::vector<uint32_t>& layers, uint32_t with,
+                           const std::vector<uint32_t>& deltas) {
   proto::TokenRecord r;
   r.set_token(token);
-  auto* l = r.add_layers();
-  l->set_layer(layer);
-  auto* e = l->add_experts();
-  for (uint32_t d : deltas) e->add_active_delta(d);
+  for (uint32_t layer : layers) {
+    auto* l = r.add_layers();
+    l->set_layer(layer);
+    auto* e = l->add_experts();
+    if (layer == with) {
+      for (uint32_t d : deltas) e->add_active_delta(d);
+    }
+  }
   return r;
+}
+
+// A well-formed listing of the toy model's two layers.
+proto::TokenRecord Record(uint64_t token, uint32_t layer, const std::vector<uint32_t>& deltas) {
+  return Listing(token, {0, 1}, layer, deltas);
 }
 
 void ExpectError(const absl::Status& s, const std::vector<std::string>& words) {
@@ -146,8 +157,44 @@ TEST(TraceDamage, NeuronIdOutOfRange) {
 }
 
 TEST(TraceDamage, LayerTheModelLacks) {
-  std::string path = CraftedTrace("layer.trace", {Record(0, 7, {1})}, 1);
-  ExpectError(ReadStatus(path), {path, "token 0", "layer 7", "2 layers"});
+  std::string path = CraftedTrace("layer.trace", {Listing(0, {0, 7}, 7, {1})}, 1);
+  ExpectError(ReadStatus(path), {path, "token 0", "layer 7", "where layer 1 was expected"});
+}
+
+// A token lists every layer, in order: strategies index layers by number.
+TEST(TraceDamage, MissingLayer) {
+  std::string path = CraftedTrace("missing.trace", {Listing(0, {1}, 1, {1})}, 1);
+  ExpectError(ReadStatus(path), {path, "token 0", "1 layers", "has 2", "every layer"});
+}
+
+TEST(TraceDamage, LayersOutOfOrder) {
+  std::string path = CraftedTrace("swapped.trace", {Listing(0, {1, 0}, 0, {1})}, 1);
+  ExpectError(ReadStatus(path), {path, "token 0", "layer 1", "where layer 0 was expected"});
+}
+
+TEST(TraceDamage, ExpertTwice) {
+  proto::TokenRecord r = Record(0, 0, {1});
+  r.mutable_layers(0)->add_experts()->set_expert(0);
+  std::string path = CraftedTrace("expert.trace", {r}, 1);
+  ExpectError(ReadStatus(path), {path, "layer 0", "2 experts"});
+}
+
+TEST(TraceDamage, HugeShapeInTheHeaderIsRejected) {
+  std::string path = GoodTrace("shape.trace");
+  std::string b = Bytes(path);
+  uint32_t len;
+  std::memcpy(&len, b.data() + 12, 4);
+  proto::TraceHeader header;
+  ASSERT_TRUE(header.ParseFromString(b.substr(16, len)));
+  header.mutable_model()->set_d_ffn(1 << 30);
+  header.mutable_model()->set_experts(64);
+  std::string body = header.SerializeAsString();
+  std::string out = b.substr(0, 12);
+  uint32_t n = body.size();
+  out.append(reinterpret_cast<char*>(&n), 4);
+  out += body + b.substr(16 + len);
+  Put(path, out);
+  ExpectError(ReadStatus(path), {path, "invalid model shape", "d_ffn 1073741824"});
 }
 
 TEST(TraceDamage, RepeatedIds) {

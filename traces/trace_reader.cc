@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "traces/shape_limits.h"
 #include "traces/trace_format.h"
 #include "zstd.h"
 
@@ -73,8 +74,8 @@ absl::Status TraceReader::ReadHeader() {
     return absl::DataLossError(absl::StrCat(
         path_, ": trace was never finished (its writer was interrupted); regenerate it"));
   }
-  if (m.layers <= 0 || m.d_ffn <= 0 || m.experts < 1 || m.top_k < 1 || m.top_k > m.experts) {
-    return absl::DataLossError(absl::StrCat(path_, ": header has an invalid model shape"));
+  if (std::string e = ShapeLimitError(m.layers, m.d_ffn, m.experts, m.top_k); !e.empty()) {
+    return absl::DataLossError(absl::StrCat(path_, ": header has an invalid model shape: ", e));
   }
   return absl::OkStatus();
 }
@@ -161,21 +162,22 @@ absl::Status TraceReader::Decode(TokenActivations* token) {
     return Error(absl::StrCat("record numbered ", record_.token(), " out of order"));
   }
   token->token = record_.token();
+  // A token lists every layer of the model, in order (a layer may be empty).
+  if (record_.layers_size() != m.layers) {
+    return Error(absl::StrCat(record_.layers_size(), " layers, the model '", m.name, "' has ",
+                              m.layers, " (a token lists every layer, in order)"));
+  }
   token->layers.resize(record_.layers_size());
-  uint64_t seen_layers = 0;  // bitmap for the first 64 layers catches duplicates cheaply
   for (int li = 0; li < record_.layers_size(); ++li) {
     const proto::LayerActivation& l = record_.layers(li);
-    if (l.layer() >= static_cast<uint32_t>(m.layers)) {
-      return LayerError(l.layer(), absl::StrCat("layer out of range (model '", m.name,
-                                                "' has ", m.layers, " layers)"));
+    if (l.layer() != static_cast<uint32_t>(li)) {
+      return LayerError(l.layer(), absl::StrCat("where layer ", li,
+                                                " was expected (a token lists every layer, "
+                                                "in order)"));
     }
-    if (l.layer() < 64 && (seen_layers >> l.layer() & 1)) {
-      return LayerError(l.layer(), "layer appears twice");
-    }
-    if (l.layer() < 64) seen_layers |= uint64_t{1} << l.layer();
-    if (l.experts_size() > m.experts) {
-      return LayerError(l.layer(), absl::StrCat(l.experts_size(), " experts, model has ",
-                                                m.experts));
+    if (l.experts_size() > m.top_k) {
+      return LayerError(l.layer(), absl::StrCat(l.experts_size(), " experts, the model routes to ",
+                                                m.top_k));
     }
     LayerActivations& out = token->layers[li];
     out.layer = l.layer();
@@ -184,6 +186,11 @@ absl::Status TraceReader::Decode(TokenActivations* token) {
       const proto::ExpertActivation& e = l.experts(ei);
       if (e.expert() >= static_cast<uint32_t>(m.experts)) {
         return LayerError(l.layer(), absl::StrCat("expert ", e.expert(), " out of range"));
+      }
+      for (int prev = 0; prev < ei; ++prev) {  // at most top_k experts
+        if (l.experts(prev).expert() == e.expert()) {
+          return LayerError(l.layer(), absl::StrCat("expert ", e.expert(), " appears twice"));
+        }
       }
       NeuronSet& set = out.experts[ei];
       set.expert = e.expert();

@@ -5,6 +5,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/check.h"
+#include "traces/shape_limits.h"
 #include "traces/skew.h"
 #include "traces/trace_reader.h"
 
@@ -66,7 +68,10 @@ struct TraceStatsAccumulator::Layer {
 
 TraceStatsAccumulator::TraceStatsAccumulator(const TraceHeader& header) : header_(header) {
   const TraceModelShape& m = header.model;
-  const uint32_t n = static_cast<uint32_t>(m.d_ffn) * m.experts;
+  // The reader bounds the shape (traces/shape_limits.h), so keys fit 32 bits.
+  const uint64_t neurons = uint64_t(m.d_ffn) * uint64_t(m.experts);
+  SF_CHECK(neurons * uint64_t(m.layers) <= uint64_t(kMaxNeuronKeys));
+  const uint32_t n = static_cast<uint32_t>(neurons);
   warmup_ = static_cast<int>(std::min<uint64_t>(kMaxWindow, header.tokens / 4));
   for (int l = 0; l < m.layers; ++l) layers_.push_back(std::make_unique<Layer>(n));
   const uint64_t total = uint64_t{n} * m.layers;

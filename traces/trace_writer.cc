@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "traces/shape_limits.h"
 #include "traces/trace_format.h"
 #include "zstd.h"
 
@@ -65,6 +66,10 @@ TraceWriter::~TraceWriter() { ZSTD_freeCCtx(cctx_); }
 
 absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(
     const std::string& path, const TraceHeader& header, const TraceWriterOptions& options) {
+  const TraceModelShape& m = header.model;
+  if (std::string e = ShapeLimitError(m.layers, m.d_ffn, m.experts, m.top_k); !e.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write a trace: ", e));
+  }
   absl::StatusOr<std::unique_ptr<AtomicFile>> file =
       AtomicFile::Create(path, {.overwrite = options.overwrite});
   if (!file.ok()) return file.status();
@@ -103,6 +108,7 @@ absl::Status TraceWriter::WriteHeader() {
 
 absl::Status TraceWriter::Append(const TokenActivations& token) {
   if (!file_) return IoError("appending");
+  if (absl::Status s = CheckLayers(token); !s.ok()) return s;
   if (token.token != tokens_) {
     return absl::InvalidArgumentError(absl::StrCat(
         path_, ": token ", token.token, " appended where token ", tokens_, " was expected"));
@@ -112,6 +118,25 @@ absl::Status TraceWriter::Append(const TokenActivations& token) {
   record_.AppendToString(&raw_);
   ++tokens_;
   if (raw_.size() >= trace_format::kTargetFrameBytes) return FlushFrame();
+  return absl::OkStatus();
+}
+
+absl::Status TraceWriter::CheckLayers(const TokenActivations& token) const {
+  const TraceModelShape& m = header_.model;
+  if (static_cast<int>(token.layers.size()) != m.layers) {
+    return absl::InvalidArgumentError(absl::StrCat(path_, ": token ", token.token, " has ",
+                                                   token.layers.size(), " layers, the model ",
+                                                   m.layers, " (a token lists every layer)"));
+  }
+  for (size_t l = 0; l < token.layers.size(); ++l) {
+    const LayerActivations& layer = token.layers[l];
+    if (layer.layer != l || static_cast<int>(layer.experts.size()) > m.top_k) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path_, ": token ", token.token, ", layer ", layer.layer, " at position ",
+                       l, " with ", layer.experts.size(), " experts (want layer ", l,
+                       " and at most ", m.top_k, ")"));
+    }
+  }
   return absl::OkStatus();
 }
 

@@ -42,6 +42,7 @@ class TraceWriter {
 
  private:
   TraceWriter(std::unique_ptr<AtomicFile> file, TraceHeader header, TraceWriterOptions options);
+  absl::Status CheckLayers(const TokenActivations& token) const;
   absl::Status FlushFrame();
   absl::Status WriteHeader();
   absl::Status IoError(const std::string& what) const;

@@ -2,10 +2,10 @@
 // read from the trace by an AccessOracle. An upper bound on any real policy's hit
 // rate (for equal-sized entries). Lazy max-heap: an entry is stale once its key
 // was accessed again (stamp) or left.
-#include <cassert>
 #include <queue>
 #include <vector>
 
+#include "common/check.h"
 #include "engine/policies/policies.h"
 
 namespace sparseflash {
@@ -51,7 +51,7 @@ class Belady : public EvictionPolicy {
 }  // namespace
 
 std::unique_ptr<EvictionPolicy> MakeBelady(const PolicyOptions& o) {
-  assert(o.oracle != nullptr);
+  SF_CHECK(o.oracle != nullptr);
   return std::make_unique<Belady>(o.key_space, o.oracle);
 }
 
