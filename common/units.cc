@@ -15,11 +15,14 @@ struct Suffix {
   double factor;
 };
 
+// Longest first, so "gib" is not read as "b".
 constexpr Suffix kSuffixes[] = {
     {"kib", kKiB}, {"mib", kMiB}, {"gib", kGiB}, {"tib", 1024.0 * kGiB},
     {"kb", kKB},   {"mb", kMB},   {"gb", kGB},   {"tb", 1000.0 * kGB},
-    {"k", kKiB},   {"m", kMiB},   {"g", kGiB},   {"b", 1},
+    {"b", 1},
 };
+
+constexpr char kUnits[] = "B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (of 1024)";
 
 }  // namespace
 
@@ -35,14 +38,27 @@ absl::StatusOr<int64_t> ParseByteSize(std::string_view text) {
     }
   }
   double value = 0;
-  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(lower), &value) || value < 0 ||
-      !std::isfinite(value)) {
+  size_t unit = lower.size();
+  while (unit > 0 && std::isalpha(static_cast<unsigned char>(lower[unit - 1]))) --unit;
+  if (unit < lower.size() && unit > 0 &&
+      absl::SimpleAtod(absl::StripAsciiWhitespace(lower.substr(0, unit)), &value)) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "cannot read size '%s': expected a number with an optional unit "
-        "(B, KB, MB, GB, KiB, MiB, GiB), e.g. 7GiB",
-        text));
+        "size '%s': unit '%s' is ambiguous or unknown; write one of %s, e.g. 10GB or 10GiB", text,
+        lower.substr(unit), kUnits));
   }
-  return static_cast<int64_t>(std::llround(value * factor));
+  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(lower), &value) || !std::isfinite(value) ||
+      value < 0) {
+    return absl::InvalidArgumentError(absl::StrFormat(
+        "cannot read size '%s': expected a non-negative number with an optional unit (%s), "
+        "e.g. 7GiB",
+        text, kUnits));
+  }
+  const double bytes = value * factor;
+  if (bytes > static_cast<double>(kMaxByteSize)) {
+    return absl::InvalidArgumentError(
+        absl::StrFormat("size '%s' is too large: at most %s", text, FormatBytes(kMaxByteSize)));
+  }
+  return static_cast<int64_t>(std::llround(bytes));
 }
 
 std::string FormatBytes(int64_t bytes) {

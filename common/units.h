@@ -17,7 +17,12 @@ inline constexpr int64_t kKB = 1000;
 inline constexpr int64_t kMB = 1000 * kKB;
 inline constexpr int64_t kGB = 1000 * kMB;
 
-// Parses "7GiB", "6.5GB", "512MiB", "4096", "4k" (k/m/g = binary). Fails on anything else.
+// The largest size a budget or file may have: 1 PiB.
+inline constexpr int64_t kMaxByteSize = int64_t{1} << 50;
+
+// Parses "7GiB", "6.5GB", "512MiB", "4096" (bytes). Units are unambiguous: KB, MB,
+// GB, TB are powers of 1000, KiB .. TiB powers of 1024; "10G" or "4k" is an error
+// that says so, as is anything negative, not finite or over kMaxByteSize.
 absl::StatusOr<int64_t> ParseByteSize(std::string_view text);
 
 // "6.60 GB (6.15 GiB)"-style rendering with decimal and binary units.

@@ -10,7 +10,24 @@ TEST(ParseByteSize, AcceptsBinaryAndDecimalUnits) {
   EXPECT_EQ(*ParseByteSize("6.5GB"), 6'500'000'000);
   EXPECT_EQ(*ParseByteSize("512 MiB"), 512 * kMiB);
   EXPECT_EQ(*ParseByteSize("4096"), 4096);
-  EXPECT_EQ(*ParseByteSize("4k"), 4096);
+  EXPECT_EQ(*ParseByteSize("12b"), 12);
+}
+
+TEST(ParseByteSize, RejectsAmbiguousUnits) {
+  for (const char* text : {"10G", "4k", "512m", "3t"}) {
+    absl::StatusOr<int64_t> s = ParseByteSize(text);
+    ASSERT_FALSE(s.ok()) << text;
+    EXPECT_NE(s.status().message().find("ambiguous"), std::string::npos) << s.status();
+    EXPECT_NE(s.status().message().find("GiB"), std::string::npos) << s.status();
+  }
+}
+
+TEST(ParseByteSize, RejectsAbsurdSizes) {
+  EXPECT_FALSE(ParseByteSize("1e30").ok());
+  EXPECT_FALSE(ParseByteSize("2PiB").ok());
+  EXPECT_FALSE(ParseByteSize("nan").ok());
+  EXPECT_FALSE(ParseByteSize("inf GB").ok());
+  EXPECT_TRUE(ParseByteSize("1TiB").ok());
 }
 
 TEST(ParseByteSize, RejectsGarbage) {

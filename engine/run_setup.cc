@@ -1,6 +1,7 @@
 #include "engine/run_setup.h"
 
 #include "absl/strings/str_cat.h"
+#include "common/units.h"
 #include "engine/model_bytes.h"
 #include "traces/generator.h"
 
@@ -64,12 +65,37 @@ class RunSource : public TokenSource {
   TraceOracle* oracle_;
 };
 
+// Ranges of the numbers a run is given (from the command line, a sweep or code).
+absl::Status CheckRanges(const RunSetupConfig& c) {
+  auto bad = [](const std::string& what) { return absl::InvalidArgumentError(what); };
+  if ((c.memory_bytes >= 0) == (c.ffn_resident >= 0)) {
+    return bad("give exactly one of --memory and --ffn-resident");
+  }
+  if (c.memory_bytes > kMaxByteSize) {
+    return bad(absl::StrCat("memory ", c.memory_bytes, " bytes is over the limit of ",
+                            FormatBytes(kMaxByteSize)));
+  }
+  if (c.memory_bytes < 0 && !(c.ffn_resident <= 1)) {
+    return bad(absl::StrCat("ffn-resident ", c.ffn_resident, " is not in [0, 1]"));
+  }
+  if (c.tokens < 1 || c.tokens > kMaxRunTokens) {
+    return bad(absl::StrCat("tokens ", c.tokens, " is not in [1, ", kMaxRunTokens, "]"));
+  }
+  if (c.prompt_tokens < 0 || uint64_t(c.prompt_tokens) > kMaxRunTokens) {
+    return bad(absl::StrCat("prompt tokens ", c.prompt_tokens, " is not in [0, ", kMaxRunTokens,
+                            "]"));
+  }
+  if (c.threads < 0 || c.threads > kMaxThreads) {
+    return bad(absl::StrCat("threads ", c.threads, " is not in [0, ", kMaxThreads,
+                            "] (0 = the strategy's default)"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
-  if ((c.memory_bytes >= 0) == (c.ffn_resident >= 0)) {
-    return absl::InvalidArgumentError("give exactly one of --memory and --ffn-resident");
-  }
+  if (absl::Status s = CheckRanges(c); !s.ok()) return s;
   Sources sources(c);
   absl::StatusOr<std::unique_ptr<TokenSource>> run = sources.Run();
   if (!run.ok()) return run.status();

@@ -19,6 +19,9 @@
 
 namespace sparseflash {
 
+// Most decode (or prompt) tokens one run may ask for.
+inline constexpr uint64_t kMaxRunTokens = 1'000'000;
+
 struct RunSetupConfig {
   ModelSpec model;
   std::string trace_path;  // "" = generate the model's default trace

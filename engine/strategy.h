@@ -20,6 +20,9 @@
 
 namespace sparseflash {
 
+// Upper bound on compute threads (options, --threads, sweeps).
+inline constexpr int kMaxThreads = 1024;
+
 // What a strategy is given: the model, the trace, the budget and what the
 // machine has. Exactly one of memory_bytes and ffn_resident is set (>= 0).
 struct StrategyContext {
@@ -87,5 +90,11 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(const std::string& name,
                                                        StrategyOptions& options,
                                                        const StrategyContext& context);
 std::vector<std::string> StrategyNames();
+
+// Checks `options` ("key=value") of strategy `name` for `model` without a run:
+// unknown keys, values that do not parse or lie out of range. Budget problems
+// are not errors here (they depend on the run's budget).
+absl::Status CheckStrategyOptions(const std::string& name, const std::vector<std::string>& options,
+                                  const ModelSpec& model, bool npu_present);
 
 }  // namespace sparseflash

@@ -23,19 +23,23 @@ const std::string* StrategyOptions::Given(const std::string& key) {
   return it == given_.end() ? nullptr : &it->second;
 }
 
-int StrategyOptions::Int(const std::string& key, int fallback) {
+int StrategyOptions::Int(const std::string& key, int fallback, int lo, int hi) {
   int value = fallback;
   if (const std::string* v = Given(key); v && !absl::SimpleAtoi(*v, &value)) {
     errors_.push_back(absl::StrCat(key, "='", *v, "' is not an integer"));
+  } else if (value < lo || value > hi) {
+    errors_.push_back(absl::StrCat(key, "=", value, " is out of range [", lo, ", ", hi, "]"));
   }
   used_[key] = absl::StrCat(value);
   return value;
 }
 
-double StrategyOptions::Double(const std::string& key, double fallback) {
+double StrategyOptions::Double(const std::string& key, double fallback, double lo, double hi) {
   double value = fallback;
   if (const std::string* v = Given(key); v && !absl::SimpleAtod(*v, &value)) {
     errors_.push_back(absl::StrCat(key, "='", *v, "' is not a number"));
+  } else if (!(value >= lo && value <= hi)) {
+    errors_.push_back(absl::StrCat(key, "=", value, " is out of range [", lo, ", ", hi, "]"));
   }
   used_[key] = absl::StrCat(value);
   return value;

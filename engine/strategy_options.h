@@ -19,9 +19,10 @@ class StrategyOptions {
   static absl::Status Parse(const std::vector<std::string>& items, StrategyOptions* out);
   void Set(const std::string& key, const std::string& value) { given_[key] = value; }
 
-  // Typed lookups with defaults; a value that does not parse records an error.
-  int Int(const std::string& key, int fallback);
-  double Double(const std::string& key, double fallback);
+  // Typed lookups with defaults; a value that does not parse, or lies outside
+  // [lo, hi] (NaN never lies inside), records an error naming the key and range.
+  int Int(const std::string& key, int fallback, int lo, int hi);
+  double Double(const std::string& key, double fallback, double lo, double hi);
   bool Bool(const std::string& key, bool fallback);
   std::string String(const std::string& key, const std::string& fallback);
 

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 
 namespace sparseflash::cli {
@@ -33,6 +35,19 @@ void Progress(const std::string& what, uint64_t done, uint64_t total) {
     std::fprintf(stderr, "%s: %llu/%llu (%.0f%%)\n", what.c_str(),
                  static_cast<unsigned long long>(done), static_cast<unsigned long long>(total), pct);
   }
+}
+
+CLI::Validator InRange(double lo, double hi) {
+  const std::string range = absl::StrFormat("[%g, %g]", lo, hi);
+  return CLI::Validator(
+      [lo, hi, range](std::string& text) -> std::string {
+        double v = 0;
+        if (!absl::SimpleAtod(text, &v) || !(v >= lo && v <= hi)) {
+          return absl::StrFormat("value %s is not a number in %s", text, range);
+        }
+        return "";
+      },
+      absl::StrCat("in ", range));
 }
 
 std::string ShippedData(const std::string& relative) {

@@ -31,6 +31,15 @@ void Progress(const std::string& what, uint64_t done, uint64_t total);
 // the current directory's path (so an error names where it was looked for).
 std::string ShippedData(const std::string& relative);
 
+// A CLI11 check that an option's value is a number in [lo, hi]; NaN, infinities
+// and negative numbers given to unsigned options fail before conversion, with a
+// message naming the option and the range.
+CLI::Validator InRange(double lo, double hi);
+
+// Upper bounds of counts given on the command line or in a sweep.
+inline constexpr double kMaxTokensOption = 1'000'000;  // engine/run_setup.h kMaxRunTokens
+inline constexpr double kMaxJobs = 256;
+
 // "42s", "3m05s", "1h20m".
 std::string FormatDuration(double seconds);
 

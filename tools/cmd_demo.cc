@@ -223,7 +223,9 @@ void AddDemoCommand(CLI::App& app, Dispatch& dispatch) {
   demo->add_option("--tiny-model", args->tiny_dir,
                    "Folder of the TinyStories model (model_qint80.bin, tok1024.bin, golden/)")
       ->capture_default_str();
-  demo->add_option("--jobs", args->jobs, "Simulations in parallel")->capture_default_str();
+  demo->add_option("--jobs", args->jobs, "Simulations in parallel")
+      ->capture_default_str()
+      ->check(InRange(1, kMaxJobs));
   demo->add_flag("!--no-replay", args->replay, "Skip the calibration and replay on this machine");
   demo->callback([&dispatch, args] { dispatch.action = [args] { return RunDemo(*args); }; });
 }

@@ -70,13 +70,15 @@ void AddCommonOptions(CLI::App* cmd, GenerateArgs* a) {
   cmd->add_option("--tokenizer", a->tokenizer, "Tokenizer file (tok1024.bin)")
       ->capture_default_str();
   cmd->add_option("--prompt", a->prompt, "Prompt text (default: start from BOS)");
-  cmd->add_option("--tokens", a->tokens, "Positions to run (default: the model's context)");
+  cmd->add_option("--tokens", a->tokens, "Positions to run (default: the model's context)")
+      ->check(InRange(1, kMaxTokensOption));
   cmd->add_option("--strategy", a->strategy, "powerinfer2 | llmflash | llamacpp | in_memory")
       ->capture_default_str();
   cmd->add_option("--policy", a->policy, "Cache policy (default: the strategy's)");
   auto* memory = cmd->add_option("--memory", a->memory, "Whole memory budget (e.g. 200KiB)");
   auto* ffn = cmd->add_option("--ffn-resident", a->ffn_resident,
-                              "Share of FFN bundles the cache holds, 0..1 (default 0.5)");
+                              "Share of FFN bundles the cache holds, 0..1 (default 0.5)")
+                  ->check(InRange(0, 1));
   memory->excludes(ffn);
   cmd->add_option("--io", a->io, "uring | pread | auto")->capture_default_str();
   cmd->add_option("--scratch", a->scratch,

@@ -109,14 +109,19 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
   r->add_option("--strategy", a->strategy, "powerinfer2 | llmflash | llamacpp | in_memory")
       ->capture_default_str();
   auto* memory = r->add_option("--memory", a->memory, "Whole-process memory budget");
-  auto* ffn = r->add_option("--ffn-resident", a->ffn_resident, "Share of FFN weights cached");
+  auto* ffn = r->add_option("--ffn-resident", a->ffn_resident, "Share of FFN weights cached")
+                  ->check(InRange(0, 1));
   memory->excludes(ffn);
   r->add_option("--policy", a->policy, "Cache policy");
-  r->add_option("--tokens", a->tokens, "Decode tokens")->capture_default_str();
-  r->add_option("--threads", a->threads, "Compute threads");
+  r->add_option("--tokens", a->tokens, "Decode tokens")
+      ->capture_default_str()
+      ->check(InRange(1, kMaxTokensOption));
+  r->add_option("--threads", a->threads, "Compute threads")->check(InRange(1, kMaxThreads));
   r->add_option("--option", a->options, "Strategy option key=value (repeatable)");
   r->add_option("--io", a->io, "uring | pread | auto")->capture_default_str();
-  r->add_option("--seed", a->seed, "Seed of the generated trace")->capture_default_str();
+  r->add_option("--seed", a->seed, "Seed of the generated trace")
+      ->capture_default_str()
+      ->check(InRange(0, 1.8e19));
   r->add_flag("--json", a->json, "Print measured and predicted as JSON");
   r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });

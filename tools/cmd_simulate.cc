@@ -117,21 +117,26 @@ void AddSimulateCommand(CLI::App& app, Dispatch& dispatch) {
   auto* memory = sim->add_option("--memory", a->memory,
                                  "Whole-process memory budget (e.g. 7GiB, 6.7GB, 512MiB)");
   auto* ffn = sim->add_option("--ffn-resident", a->ffn_resident,
-                              "Size the cache to hold this fraction of the FFN weights (0..1)");
+                              "Size the cache to hold this fraction of the FFN weights (0..1)")
+                  ->check(InRange(0, 1));
   memory->excludes(ffn);
   ffn->excludes(memory);
   sim->add_option("--policy", a->policy,
                   "Cache policy: lru fifo lfu s3fifo sieve window static belady "
                   "(default: the strategy's)");
   sim->add_option("--prompt-tokens", a->prompt_tokens, "Prompt length to prefill")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(InRange(0, kMaxTokensOption));
   sim->add_option("--tokens", a->tokens, "Decode tokens (at most the trace's)")
-      ->capture_default_str();
-  sim->add_option("--threads", a->threads, "Compute threads (default: the strategy's)");
+      ->capture_default_str()
+      ->check(InRange(1, kMaxTokensOption));
+  sim->add_option("--threads", a->threads, "Compute threads (default: the strategy's)")
+      ->check(InRange(1, kMaxThreads));
   sim->add_option("--option", a->options,
                   "Strategy option key=value (repeatable), e.g. pipeline=matrix, window=5");
   sim->add_option("--seed", a->seed, "Seed of the generated trace and the predictor model")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(InRange(0, 1.8e19));
   sim->add_flag("--json", a->json, "Print one JSON object");
   sim->add_option("--db", a->db, "Also store the run in this results database (SQLite)");
   sim->add_option("--chrome-trace", a->chrome_trace,

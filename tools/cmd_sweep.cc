@@ -67,7 +67,9 @@ void AddSweepCommand(CLI::App& app, Dispatch& dispatch) {
       ->required();
   s->add_option("--db", a->db, "Results database (SQLite); configurations in it are skipped")
       ->required();
-  s->add_option("--jobs", a->jobs, "Simulations in parallel")->capture_default_str();
+  s->add_option("--jobs", a->jobs, "Simulations in parallel")
+      ->capture_default_str()
+      ->check(InRange(1, kMaxJobs));
   s->add_option("--shard", a->shard,
                 "Run shard K of N (every N-th configuration from the K-th), e.g. "
                 "$SLURM_ARRAY_TASK_ID/8; merge the shards with 'db merge'")

@@ -3,6 +3,8 @@
 #include <iostream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "common/atomic_file.h"
 #include "common/textproto.h"
 #include "tools/cli.h"
 #include "traces/generator.h"
@@ -78,7 +80,27 @@ struct ImportArgs {
   std::vector<std::string> npy;
   std::string out;
   std::string inputs;
+  double threshold = -1;
+  bool force = false;
 };
+
+// Each layer's mean share of active neurons, read back from the written trace.
+absl::StatusOr<std::vector<double>> LayerActiveRatios(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  const TraceModelShape& m = (*reader)->header().model;
+  std::vector<double> sum(m.layers, 0);
+  uint64_t tokens = 0;
+  absl::Status s = ForEachToken(**reader, [&](const TokenActivations& t) {
+    for (const LayerActivations& l : t.layers) {
+      for (const NeuronSet& set : l.experts) sum[l.layer] += double(set.active.size()) / m.d_ffn;
+    }
+    ++tokens;
+  });
+  if (!s.ok()) return s;
+  for (double& v : sum) v = tokens ? v / tokens : 0;
+  return sum;
+}
 
 int RunImport(const ImportArgs& a) {
   absl::StatusOr<ModelSpec> model = LoadModel(a.model);
@@ -86,30 +108,46 @@ int RunImport(const ImportArgs& a) {
   TraceProvenance provenance;
   provenance.inputs = a.inputs;
   provenance.tool = "sparseflash trace import";
+  const TraceWriterOptions writer{.overwrite = a.force};
   absl::Status s;
-  if (!a.text.empty()) {
+  if (!a.text.empty() == !a.npy.empty()) {
+    s = absl::InvalidArgumentError("give either --text FILE or --npy FILES (one per layer)");
+  } else if (!a.text.empty()) {
     provenance.recorded_from = a.text;
-    s = ImportTextTrace(a.text, ShapeOf(*model), provenance, a.out);
-  } else if (!a.npy.empty()) {
-    provenance.recorded_from = a.npy[0];
-    s = ImportNpyMasks(a.npy, ShapeOf(*model), provenance, a.out);
+    s = ImportTextTrace(a.text, ShapeOf(*model), provenance, a.out, writer);
   } else {
-    s = absl::InvalidArgumentError("give --text FILE or --npy FILES (one per layer)");
+    provenance.recorded_from = a.npy[0];
+    s = ImportNpyMasks(a.npy, ShapeOf(*model), provenance, a.out,
+                       {.threshold = a.threshold, .writer = writer})
+            .status();
   }
   if (!s.ok()) return ReportError(s);
-  std::fprintf(stderr, "wrote %s\n", a.out.c_str());
+  absl::StatusOr<std::vector<double>> ratios = LayerActiveRatios(a.out);
+  if (!ratios.ok()) return ReportError(ratios.status());
+  std::string per_layer;
+  for (double r : *ratios) absl::StrAppendFormat(&per_layer, " %.2f", 100 * r);
+  std::fprintf(stderr, "wrote %s; active %% per layer:%s\n", a.out.c_str(), per_layer.c_str());
   return 0;
 }
 
 int RunExport(const std::string& path, const std::string& out) {
   absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
   if (!reader.ok()) return ReportError(reader.status());
-  std::ofstream file;
-  if (!out.empty()) {
-    file.open(out);
-    if (!file) return ReportError(absl::PermissionDeniedError(absl::StrCat(out, ": cannot create")));
+  if (out.empty()) {
+    absl::Status s = ExportTextTrace(**reader, [](absl::string_view text) {
+      if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+        return absl::UnavailableError("writing to standard output failed");
+      }
+      return absl::OkStatus();
+    });
+    return s.ok() ? 0 : ReportError(s);
   }
-  absl::Status s = ExportTextTrace(**reader, out.empty() ? std::cout : file);
+  // Into a new file that replaces `out` only once the whole trace was read.
+  absl::StatusOr<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(out, {.sync = false});
+  if (!file.ok()) return ReportError(file.status());
+  absl::Status s =
+      ExportTextTrace(**reader, [&](absl::string_view text) { return (*file)->Write(text); });
+  if (s.ok()) s = (*file)->Commit();
   return s.ok() ? 0 : ReportError(s);
 }
 
@@ -124,20 +162,27 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
       "gen", "Generate a synthetic trace calibrated to the model's published statistics");
   gen->add_option("--model", gen_args->model, "Catalog model name or model .textproto")
       ->capture_default_str();
-  gen->add_option("--tokens", gen_args->tokens, "Tokens to generate")->capture_default_str();
+  gen->add_option("--tokens", gen_args->tokens, "Tokens to generate")
+      ->capture_default_str()
+      ->check(InRange(1, kMaxTokensOption));
   gen->add_option("--seed", gen_args->seed, "Random seed (same seed, same bytes)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(InRange(0, 1.8e19));
   gen->add_option("--out", gen_args->out, "Output trace file")->required();
   gen->add_option("--profile", gen_args->profile,
                   "Use another catalog model's generator profile (same layer count)");
   gen->add_option("--persistence", gen_args->persistence,
-                  "Override the lag-1 persistence of each neuron (0..1)");
+                  "Override the lag-1 persistence of each neuron (0..1)")
+      ->check(InRange(0, 0.999));
   gen->add_option("--persistence-cold", gen_args->persistence_cold,
-                  "Override the persistence of the coldest neurons (0..1)");
+                  "Override the persistence of the coldest neurons (0..1)")
+      ->check(InRange(0, 0.999));
   gen->add_option("--coactivation", gen_args->coactivation,
-                  "Override the friend-group co-activation (0..1)");
+                  "Override the friend-group co-activation (0..1)")
+      ->check(InRange(0, 1));
   gen->add_option("--predicted-ratio", gen_args->predicted_ratio,
-                  "Override predicted set / true set (0 = no predictor sets)");
+                  "Override predicted set / true set (0 = no predictor sets)")
+      ->check(InRange(0, 100));
   gen->add_flag("--force", gen_args->force, "Replace an existing output file");
   gen->callback([&dispatch, gen_args] { dispatch.action = [gen_args] { return RunGen(*gen_args); }; });
 
@@ -153,12 +198,23 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
 
   auto imp = std::make_shared<ImportArgs>();
   CLI::App* import = trace->add_subcommand(
-      "import", "Convert a text id list (A/P/G lines) or per-layer .npy masks into a trace");
+      "import",
+      "Convert a text id list (A/P/G lines) or per-layer .npy arrays into a trace; prints "
+      "the imported per-layer active ratios");
+  import->footer(
+      "--npy takes one file per layer, each a C-order 2-D array of shape (tokens, neurons). "
+      "bool and integer arrays (int8..int64, uint8..uint64) are masks: non-zero = active. "
+      "float16/32/64 arrays hold activation values: give --threshold T, and a neuron counts "
+      "as active when |value| > T.");
   import->add_option("--model", imp->model, "Catalog model the trace belongs to")->required();
   import->add_option("--text", imp->text, "Text file: 'A <token> <layer> <ids...>' lines");
-  import->add_option("--npy", imp->npy, "One .npy mask per layer (tokens x neurons)");
+  import->add_option("--npy", imp->npy, "One .npy array per layer (tokens x neurons)");
+  import->add_option("--threshold", imp->threshold,
+                     "For float arrays: active when |value| > T (required for them)")
+      ->check(InRange(0, 1e30));
   import->add_option("--inputs", imp->inputs, "Description of the inputs (prompt set)");
   import->add_option("--out", imp->out, "Output trace file")->required();
+  import->add_flag("--force", imp->force, "Replace an existing output file");
   import->callback([&dispatch, imp] { dispatch.action = [imp] { return RunImport(*imp); }; });
 
   auto exp_in = std::make_shared<std::string>();

@@ -8,7 +8,8 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "sparseflash: simulate and measure LLM inference with FFN neurons offloaded to flash.\n"
-      "Run 'sparseflash demo' for the built-in example, or 'sparseflash <command> --help'."};
+      "Run 'sparseflash demo' for the built-in example, or 'sparseflash <command> --help'.",
+      "sparseflash"};  // not argv[0]: usage lines name the command, not its path
   app.require_subcommand(1);
   app.set_version_flag("--version", "sparseflash " + sparseflash::SparseflashVersion());
   sparseflash::cli::Dispatch dispatch;
@@ -26,7 +27,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return app.exit(e) == 0 ? 0 : 2;  // --help and --version exit 0; bad usage 2
   }
   return dispatch.action ? dispatch.action() : 0;
 }

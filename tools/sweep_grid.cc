@@ -14,6 +14,7 @@
 #include "common/units.h"
 #include "devices/device_catalog.h"
 #include "engine/eviction_policy.h"
+#include "engine/run_setup.h"
 #include "engine/strategy.h"
 #include "tools/sweep.pb.h"
 #include "traces/model_catalog.h"
@@ -41,11 +42,15 @@ absl::StatusOr<std::vector<Budget>> Budgets(const Grid& g, const std::string& wh
     out.push_back({.memory_bytes = *bytes});
   }
   for (double f : g.memory_fraction()) {
-    if (!(f > 0)) return FieldError(where + ".memory_fraction", absl::StrCat(f, " is not above 0"));
+    if (!(f > 0 && f <= 100)) {
+      return FieldError(where + ".memory_fraction", absl::StrCat(f, " is not in (0, 100]"));
+    }
     out.push_back({.memory_fraction = f});
   }
   for (double f : g.ffn_resident()) {
-    if (f < 0 || f > 1) return FieldError(where + ".ffn_resident", absl::StrCat(f, " is not in [0, 1]"));
+    if (!(f >= 0 && f <= 1)) {
+      return FieldError(where + ".ffn_resident", absl::StrCat(f, " is not in [0, 1]"));
+    }
     out.push_back({.ffn_resident = f});
   }
   if (out.empty()) {
@@ -81,10 +86,39 @@ absl::Status CheckNames(const Grid& g, const std::string& where) {
                                                         absl::StrJoin(policies, ", ")));
     }
   }
-  for (const std::string& o : g.option()) {
-    if (o.find('=') == std::string::npos) {
-      return FieldError(where + ".option", absl::StrCat("'", o, "' is not key=value"));
+  for (int t : g.threads()) {
+    if (t < 0 || t > kMaxThreads) {
+      return FieldError(where + ".threads", absl::StrCat(t, " is not in [0, ", kMaxThreads,
+                                                         "] (0 = the strategy's default)"));
     }
+  }
+  return absl::OkStatus();
+}
+
+// Unknown keys and bad values of `option` fail here, before the first run.
+absl::Status CheckOptions(const Grid& g, const std::string& where) {
+  const std::vector<std::string> options(g.option().begin(), g.option().end());
+  for (const std::string& m : g.model()) {
+    absl::StatusOr<ModelSpec> model = LoadModel(m);
+    if (!model.ok()) return model.status();
+    for (const std::string& s : g.strategy()) {
+      if (absl::Status st = CheckStrategyOptions(s, options, *model, /*npu_present=*/true);
+          !st.ok()) {
+        return FieldError(where + ".option", std::string(st.message()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckTokens(uint64_t tokens, int64_t prompt_tokens, const std::string& where) {
+  if (tokens > kMaxRunTokens) {
+    return FieldError(where + ".tokens",
+                      absl::StrCat(tokens, " is over the limit of ", kMaxRunTokens));
+  }
+  if (prompt_tokens < 0 || prompt_tokens > kMaxRunTokens) {
+    return FieldError(where + ".prompt_tokens",
+                      absl::StrCat(prompt_tokens, " is not in [0, ", kMaxRunTokens, "]"));
   }
   return absl::OkStatus();
 }
@@ -93,6 +127,11 @@ absl::Status CheckNames(const Grid& g, const std::string& where) {
 absl::Status ExpandGrid(const Grid& g, const proto::Sweep& sweep, const std::string& where,
                         const std::string& base_dir, std::vector<SweepJob>* out) {
   if (absl::Status s = CheckNames(g, where); !s.ok()) return s;
+  if (absl::Status s = CheckOptions(g, where); !s.ok()) return s;
+  if (absl::Status s = CheckTokens(std::max(g.tokens(), sweep.tokens()), sweep.prompt_tokens(), where);
+      !s.ok()) {
+    return s;
+  }
   absl::StatusOr<std::vector<Budget>> budgets = Budgets(g, where);
   if (!budgets.ok()) return budgets.status();
   std::vector<proto::TraceSource> traces(g.trace().begin(), g.trace().end());

@@ -1,18 +1,30 @@
-// Import of dense activation masks saved by NumPy: one .npy file per layer, each
-// a C-order 2-D array of tokens x neurons (bool, uint8, int8 or float32; non-zero
-// = active). Rows are streamed, so memory is one row per layer.
+// Import of dense activation arrays saved by NumPy: one .npy file per layer,
+// each a C-order 2-D array of shape (tokens, neurons). Boolean and integer arrays
+// (bool, int8/16/32/64, uint8/16/32/64) are masks: non-zero = active. Float arrays
+// (float16/32/64) hold activation values and need a threshold: a neuron is active
+// when |value| > threshold. Headers are validated before anything is allocated;
+// rows are streamed, so memory is one row per layer.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "traces/activation.h"
+#include "traces/trace_writer.h"
 
 namespace sparseflash {
 
-absl::Status ImportNpyMasks(const std::vector<std::string>& layer_files,
-                            const TraceModelShape& shape, const TraceProvenance& provenance,
-                            const std::string& out_path);
+struct NpyImportOptions {
+  double threshold = -1;  // for float arrays: active when |v| > threshold; < 0 = not given
+  TraceWriterOptions writer;
+};
+
+// Imports the per-layer files into `out_path`; returns the tokens imported.
+absl::StatusOr<uint64_t> ImportNpyMasks(const std::vector<std::string>& layer_files,
+                                        const TraceModelShape& shape,
+                                        const TraceProvenance& provenance,
+                                        const std::string& out_path,
+                                        const NpyImportOptions& options = {});
 
 }  // namespace sparseflash

@@ -1,5 +1,6 @@
 #include "traces/npy_import.h"
 
+#include <cstring>
 #include <fstream>
 
 #include "gtest/gtest.h"
@@ -9,10 +10,11 @@
 namespace sparseflash {
 namespace {
 
-// Writes a version-1 .npy bool array of shape (rows, cols).
-std::string WriteNpy(const std::string& name, int rows, int cols, const std::vector<uint8_t>& v) {
+// Writes a version-1 .npy array of shape (rows, cols) with raw element bytes `v`.
+std::string WriteNpy(const std::string& name, int64_t rows, int64_t cols,
+                     const std::vector<uint8_t>& v, const std::string& descr = "|b1") {
   std::string path = testing::TempPath(name);
-  std::string header = "{'descr': '|b1', 'fortran_order': False, 'shape': (" +
+  std::string header = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" +
                        std::to_string(rows) + ", " + std::to_string(cols) + "), }";
   while ((10 + header.size() + 1) % 64 != 0) header += ' ';
   header += '\n';
@@ -43,9 +45,70 @@ TEST(NpyImport, MasksBecomeIdLists) {
 TEST(NpyImport, WrongWidthNamesFile) {
   TraceModelShape shape{"toy", 1, 4, 1, 1, false};
   std::string l0 = WriteNpy("w.npy", 1, 3, {1, 0, 1});
-  absl::Status s = ImportNpyMasks({l0}, shape, {}, testing::TempPath("w.trace"));
+  absl::Status s = ImportNpyMasks({l0}, shape, {}, testing::TempPath("w.trace")).status();
   ASSERT_FALSE(s.ok());
   EXPECT_NE(s.message().find(l0), std::string::npos);
+}
+
+std::vector<uint8_t> Floats(const std::vector<float>& v) {
+  std::vector<uint8_t> bytes(v.size() * 4);
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
+
+std::vector<uint32_t> Active(const std::string& trace, int layer) {
+  auto reader = TraceReader::Open(trace);
+  std::vector<uint32_t> ids;
+  EXPECT_TRUE(reader.ok());
+  if (!reader.ok()) return ids;
+  EXPECT_TRUE(ForEachToken(**reader, [&](const TokenActivations& t) {
+                ids = t.layers[layer].experts[0].active;
+              }).ok());
+  return ids;
+}
+
+// Float activations are values, not masks: without a threshold every non-zero
+// (e.g. SiLU's small negatives) would count as active, so a threshold is required.
+TEST(NpyImport, FloatArraysNeedAThreshold) {
+  TraceModelShape shape{"toy", 1, 4, 1, 1, false};
+  std::string f = WriteNpy("f.npy", 1, 4, Floats({0.5f, -0.01f, 0.0f, -2.0f}), "<f4");
+  absl::Status s = ImportNpyMasks({f}, shape, {}, testing::TempPath("f.trace")).status();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("--threshold"), std::string::npos) << s;
+  EXPECT_NE(s.message().find(f), std::string::npos) << s;
+  const std::string out = testing::TempPath("ft.trace");
+  ASSERT_TRUE(ImportNpyMasks({f}, shape, {}, out, {.threshold = 0.1}).ok());
+  EXPECT_EQ(Active(out, 0), (std::vector<uint32_t>{0, 3}));
+}
+
+TEST(NpyImport, IntegerArraysAreMasks) {
+  TraceModelShape shape{"toy", 1, 3, 1, 1, false};
+  std::vector<uint8_t> v(12, 0);
+  v[4] = 0;
+  v[9] = 1;  // element 2, second byte
+  std::string f = WriteNpy("i.npy", 1, 3, v, "<i4");
+  const std::string out = testing::TempPath("i.trace");
+  ASSERT_TRUE(ImportNpyMasks({f}, shape, {}, out).ok());
+  EXPECT_EQ(Active(out, 0), (std::vector<uint32_t>{2}));
+}
+
+// A header claiming a huge row is refused before anything is allocated.
+TEST(NpyImport, HugeColumnCountIsRefusedBeforeAllocating) {
+  TraceModelShape shape{"toy", 1, 4, 1, 1, false};
+  std::string f = WriteNpy("huge.npy", 1, int64_t{1} << 62, {1, 0, 1, 0});
+  absl::Status s = ImportNpyMasks({f}, shape, {}, testing::TempPath("h.trace")).status();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("neurons per row"), std::string::npos) << s;
+}
+
+TEST(NpyImport, ExistingOutputIsKeptWithoutOverwrite) {
+  TraceModelShape shape{"toy", 1, 3, 1, 1, false};
+  std::string f = WriteNpy("k.npy", 1, 3, {1, 0, 1});
+  const std::string out = testing::TempPath("k.trace");
+  ASSERT_TRUE(ImportNpyMasks({f}, shape, {}, out).ok());
+  absl::Status s =
+      ImportNpyMasks({f}, shape, {}, out, {.writer = {.overwrite = false}}).status();
+  EXPECT_TRUE(absl::IsAlreadyExists(s)) << s;
 }
 
 TEST(NpyImport, LayerCountMustMatch) {

@@ -53,7 +53,9 @@ absl::Status TextImporter::Flush(TraceWriter* writer) {
   for (int l = 0; l < shape_.layers; ++l) {
     const bool listed = std::any_of(token_.layers.begin(), token_.layers.end(),
                                     [&](const LayerActivations& a) { return a.layer == uint32_t(l); });
-    if (!listed) token_.layers.push_back({static_cast<uint32_t>(l), {}});
+    if (listed) continue;
+    token_.layers.push_back({static_cast<uint32_t>(l), {}});
+    if (shape_.experts == 1) token_.layers.back().experts.push_back({0, {}, {}, {}});
   }
   std::sort(token_.layers.begin(), token_.layers.end(),
             [](const auto& a, const auto& b) { return a.layer < b.layer; });
@@ -116,18 +118,19 @@ absl::Status TextImporter::Line(const std::string& line, TraceWriter* writer) {
   return absl::OkStatus();
 }
 
-void WriteIds(std::ostream& out, char kind, uint64_t token, const LayerActivations& l,
+void WriteIds(std::string& out, char kind, uint64_t token, const LayerActivations& l,
               const NeuronSet& s, const std::vector<uint32_t>& ids, bool moe) {
-  out << kind << ' ' << token << ' ' << l.layer;
-  if (moe) out << ':' << s.expert;
-  for (uint32_t id : ids) out << ' ' << id;
-  out << '\n';
+  absl::StrAppend(&out, std::string(1, kind), " ", token, " ", l.layer);
+  if (moe) absl::StrAppend(&out, ":", s.expert);
+  for (uint32_t id : ids) absl::StrAppend(&out, " ", id);
+  out += '\n';
 }
 
 }  // namespace
 
 absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& shape,
-                             const TraceProvenance& provenance, const std::string& out_path) {
+                             const TraceProvenance& provenance, const std::string& out_path,
+                             const TraceWriterOptions& options) {
   if (IsDirectory(in_path)) {
     return absl::InvalidArgumentError(absl::StrCat(in_path, ": is a directory; expected a text trace"));
   }
@@ -141,7 +144,8 @@ absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& 
   }
   in.clear();
   in.seekg(0);
-  absl::StatusOr<std::unique_ptr<TraceWriter>> writer = TraceWriter::Create(out_path, header);
+  absl::StatusOr<std::unique_ptr<TraceWriter>> writer =
+      TraceWriter::Create(out_path, header, options);
   if (!writer.ok()) return writer.status();
   TextImporter importer(in_path, shape);
   for (std::string line; std::getline(in, line);) {
@@ -152,13 +156,18 @@ absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& 
   return (*writer)->Finish();
 }
 
-absl::Status ExportTextTrace(TraceReader& reader, std::ostream& out) {
+absl::Status ExportTextTrace(TraceReader& reader, const TextSink& sink) {
   const TraceHeader& h = reader.header();
   const bool moe = h.model.experts > 1;
-  out << "# sparseflash trace: model " << h.model.name << ", " << h.model.layers
-      << " layers, " << h.model.d_ffn << " neurons" << (moe ? " per expert" : "") << ", "
-      << h.tokens << " tokens\n";
-  return ForEachToken(reader, [&](const TokenActivations& t) {
+  std::string out = absl::StrCat("# sparseflash trace: model ", h.model.name, ", ",
+                                 h.model.layers, " layers, ", h.model.d_ffn, " neurons",
+                                 moe ? " per expert" : "", ", ", h.tokens, " tokens\n");
+  if (absl::Status s = sink(out); !s.ok()) return s;
+  TokenActivations t;
+  while (true) {
+    absl::StatusOr<bool> more = reader.Next(&t);
+    if (!more.ok() || !*more) return more.status();
+    out.clear();
     for (const LayerActivations& l : t.layers) {
       for (const NeuronSet& s : l.experts) {
         WriteIds(out, 'A', t.token, l, s, s.active, moe);
@@ -166,7 +175,8 @@ absl::Status ExportTextTrace(TraceReader& reader, std::ostream& out) {
         if (h.has_gate_only) WriteIds(out, 'G', t.token, l, s, s.gate_only, moe);
       }
     }
-  });
+    if (absl::Status s = sink(out); !s.ok()) return s;
+  }
 }
 
 }  // namespace sparseflash

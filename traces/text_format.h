@@ -8,20 +8,25 @@
 // text into a binary trace; export streams a binary trace out as text.
 #pragma once
 
-#include <ostream>
+#include <functional>
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "traces/activation.h"
 #include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
 
 namespace sparseflash {
 
 // Converts text file `in_path` to binary trace `out_path` for a model of `shape`.
 absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& shape,
-                             const TraceProvenance& provenance, const std::string& out_path);
+                             const TraceProvenance& provenance, const std::string& out_path,
+                             const TraceWriterOptions& options = {});
 
-// Writes every token of `reader` as text.
-absl::Status ExportTextTrace(TraceReader& reader, std::ostream& out);
+// Writes every token of `reader` as text, one token's lines per call of `sink`;
+// stops at the first error of the reader or the sink.
+using TextSink = std::function<absl::Status(absl::string_view)>;
+absl::Status ExportTextTrace(TraceReader& reader, const TextSink& sink);
 
 }  // namespace sparseflash

@@ -122,8 +122,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
                                                        const StrategyContext& ctx) {
   const ModelBytes& b = ctx.bytes;
   const int threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores));
-  const int64_t window = int64_t{opt.Int("read_ahead_kb", 128)} * 1024;  // Linux default [ext]
-  const std::string policy = ctx.policy.empty() ? opt.String("policy", "lru") : ctx.policy;
+  const int64_t window = int64_t{opt.Int("read_ahead_kb", 128, 4, 1 << 20)} * 1024;  // Linux default [ext]
+  const std::string policy = ReadPolicy(opt, ctx, "lru");
   if (absl::Status st = opt.Check("llamacpp"); !st.ok()) return st;
   if (window < 4096 || window % 4096 != 0) {
     return absl::InvalidArgumentError("llamacpp: read_ahead_kb must be a multiple of 4");

@@ -181,13 +181,13 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   Settings s;
   s.threads = ReadThreads(opt, ctx, std::min(8, ctx.cpu_cores));
   s.predictor_on = opt.Bool("predictor", true);
-  s.window = opt.Int("window", 4);                   // [LF] k = 4 (OPT, Falcon)
+  s.window = opt.Int("window", 4, 0, 1024);                // [LF] k = 4 (OPT, Falcon)
   const bool bundling = opt.Bool("bundling", true);  // [LF] row-column bundling
-  s.io_threads = opt.Int("io_threads", 32);          // [LF]
+  s.io_threads = opt.Int("io_threads", 32, 1, 4096);       // [LF]
   s.memory_management = opt.Bool("memory_management", true);
-  s.hybrid_share = opt.Double("hybrid_share", 0.5);  // [LF] naive = 0, hybrid = 0.5
+  s.hybrid_share = opt.Double("hybrid_share", 0.5, 0, 1);  // [LF] naive = 0, hybrid = 0.5
   s.predictor = ReadPredictorOptions(opt, ctx);
-  const std::string policy = ctx.policy.empty() ? opt.String("policy", "window") : ctx.policy;
+  const std::string policy = ReadPolicy(opt, ctx, "window");
   if (absl::Status st = opt.Check("llmflash"); !st.ok()) return st;
   s.layout = bundling ? LayoutKind::kBundle : LayoutKind::kMatrix;
   absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);

@@ -146,11 +146,11 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
       ParseLayout(opt.String("layout", split ? "split-bundle" : "bundle"));
   absl::StatusOr<PipelineMode> pipeline = ParsePipeline(opt.String("pipeline", "cluster"));
   absl::StatusOr<WarmOrder> warm = ParseWarmOrder(opt.String("warm", "rank"));
-  s.cluster_neurons = opt.Int("cluster_neurons", 128);
-  s.io_depth = opt.Int("io_depth", 32);
+  s.cluster_neurons = opt.Int("cluster_neurons", 128, 1, 1 << 24);
+  s.io_depth = opt.Int("io_depth", 32, 1, 4096);
   s.npu = opt.Bool("npu", ctx.npu_present);
-  s.cache.hot_share = opt.Double("hot_share", 0.5);
-  s.cache.cold_policy = ctx.policy.empty() ? opt.String("policy", "lru") : ctx.policy;
+  s.cache.hot_share = opt.Double("hot_share", 0.5, 0, 1);
+  s.cache.cold_policy = ReadPolicy(opt, ctx, "lru");
   s.predictor = ReadPredictorOptions(opt, ctx);
   if (absl::Status st = opt.Check("powerinfer2"); !st.ok()) return st;
   for (const absl::Status& st : {layout.status(), pipeline.status(), warm.status()}) {

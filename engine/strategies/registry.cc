@@ -3,7 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "engine/model_bytes.h"
 #include "engine/strategies/strategies.h"
+#include "traces/generator.h"
 
 namespace sparseflash {
 namespace {
@@ -22,15 +24,22 @@ constexpr Registration kStrategies[] = {
 
 }  // namespace
 
+// --threads overrides the option, so the recorded option is the value used.
 int ReadThreads(StrategyOptions& options, const StrategyContext& context, int fallback) {
-  const int threads = options.Int("threads", std::max(1, fallback));
-  return context.threads > 0 ? context.threads : threads;
+  if (context.threads > 0) options.Set("threads", absl::StrCat(context.threads));
+  return options.Int("threads", std::max(1, fallback), 1, kMaxThreads);
+}
+
+std::string ReadPolicy(StrategyOptions& options, const StrategyContext& context,
+                       const std::string& fallback) {
+  if (!context.policy.empty()) options.Set("policy", context.policy);
+  return options.String("policy", fallback);
 }
 
 PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyContext& context) {
   PredictorOptions p;
-  p.recall = options.Double("predictor_recall", p.recall);
-  p.extra = options.Double("predictor_extra", p.extra);
+  p.recall = options.Double("predictor_recall", p.recall, 0.01, 1);
+  p.extra = options.Double("predictor_extra", p.extra, 0, 100);
   p.seed = context.seed;
   return p;
 }
@@ -49,6 +58,26 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(const std::string& name,
   }
   return absl::NotFoundError(absl::StrCat(
       "unknown strategy '", name, "'; known strategies: ", absl::StrJoin(StrategyNames(), ", ")));
+}
+
+absl::Status CheckStrategyOptions(const std::string& name, const std::vector<std::string>& items,
+                                  const ModelSpec& model, bool npu_present) {
+  StrategyOptions options;
+  if (absl::Status s = StrategyOptions::Parse(items, &options); !s.ok()) return s;
+  StrategyContext ctx;
+  ctx.model = model;
+  ctx.bytes = ComputeModelBytes(model);
+  ctx.trace.model = ShapeOf(model);
+  ctx.memory_bytes = int64_t{1} << 50;  // every strategy fits
+  ctx.decode_tokens = 1;
+  ctx.cpu_cores = 8;
+  ctx.npu_present = npu_present;
+  const ActivationProfile profile = ActivationProfile::FromProbabilities(
+      std::vector<float>(static_cast<size_t>(model.layers * model.neurons_per_layer()), 0.1f));
+  ctx.profile = &profile;
+  absl::StatusOr<std::unique_ptr<Strategy>> made = MakeStrategy(name, options, ctx);
+  if (made.ok() || absl::IsResourceExhausted(made.status())) return absl::OkStatus();
+  return made.status();
 }
 
 }  // namespace sparseflash

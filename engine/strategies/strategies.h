@@ -10,9 +10,13 @@
 
 namespace sparseflash {
 
-// Option readers shared by the strategies: "threads" (overridden by --threads)
+// Option readers shared by the strategies, each recording the value used: "threads"
+// (overridden by --threads)
 // and the predictor model's "predictor_recall" and "predictor_extra".
 int ReadThreads(StrategyOptions& options, const StrategyContext& context, int fallback);
+// "policy" (overridden by --policy).
+std::string ReadPolicy(StrategyOptions& options, const StrategyContext& context,
+                       const std::string& fallback);
 PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyContext& context);
 
 absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& options,
