@@ -1,5 +1,7 @@
 #include "reports/db_merge.h"
 
+#include <sys/stat.h>
+
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -29,10 +31,7 @@ class Merger {
   }
 
   absl::Status MergeFile(const std::string& path) {
-    if (!std::filesystem::exists(path)) {
-      return absl::NotFoundError(absl::StrCat(path, ": no such results database"));
-    }
-    absl::StatusOr<std::unique_ptr<ResultsDb>> in = ResultsDb::Open(path);
+    absl::StatusOr<std::unique_ptr<ResultsDb>> in = ResultsDb::OpenForReading(path);
     if (!in.ok()) return in.status();
     absl::StatusOr<std::vector<RunRow>> rows = (*in)->ReadRuns();
     if (!rows.ok()) return rows.status();
@@ -86,10 +85,30 @@ class Merger {
   MergeStats stats_;
 };
 
+// Whether two paths name one file (same device and inode).
+bool SameFile(const std::string& a, const std::string& b) {
+  struct stat sa, sb;
+  return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+         sa.st_ino == sb.st_ino;
+}
+
 }  // namespace
+
+absl::Status CheckMergeInputs(const std::string& out_path, const std::vector<std::string>& inputs) {
+  for (const std::string& path : inputs) {
+    if (SameFile(path, out_path)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ": is the output database itself; merge other files into it"));
+    }
+    absl::StatusOr<std::unique_ptr<ResultsDb>> in = ResultsDb::OpenForReading(path);
+    if (!in.ok()) return in.status();
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<MergeStats> MergeDatabases(ResultsDb& out, const std::vector<std::string>& inputs,
                                           bool keep_both) {
+  if (absl::Status s = CheckMergeInputs(out.path(), inputs); !s.ok()) return s;
   Merger merger(out, keep_both);
   absl::Status s = out.InTransaction([&]() -> absl::Status {
     if (absl::Status loaded = merger.LoadExisting(); !loaded.ok()) return loaded;

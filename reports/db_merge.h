@@ -22,4 +22,8 @@ struct MergeStats {
 absl::StatusOr<MergeStats> MergeDatabases(ResultsDb& out, const std::vector<std::string>& inputs,
                                           bool keep_both);
 
+// Every input is an existing results database (opened read-only, never
+// changed) and none is the output file itself.
+absl::Status CheckMergeInputs(const std::string& out_path, const std::vector<std::string>& inputs);
+
 }  // namespace sparseflash

@@ -208,7 +208,7 @@ ReportData BuildReportData(std::vector<RunRow> rows, const std::string& db_path)
 }
 
 absl::StatusOr<ReportData> LoadReportData(const std::string& path) {
-  absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(path);
+  absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::OpenForReading(path);
   if (!db.ok()) return db.status();
   absl::StatusOr<std::vector<RunRow>> rows = (*db)->ReadRuns();
   if (!rows.ok()) return rows.status();

@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/files.h"
 #include "common/hash.h"
 
 namespace sparseflash {
@@ -126,16 +127,76 @@ std::string HostName() {
   return host;
 }
 
-absl::StatusOr<std::unique_ptr<ResultsDb>> ResultsDb::Open(const std::string& path) {
+absl::StatusOr<std::unique_ptr<ResultsDb>> ResultsDb::OpenRaw(const std::string& path, int flags) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory; expected a results database file"));
+  }
   sqlite3* raw = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &raw, flags, nullptr) != SQLITE_OK) {
     std::string msg = raw ? sqlite3_errmsg(raw) : "out of memory";
     sqlite3_close(raw);
     return absl::UnavailableError(absl::StrCat(path, ": cannot open results database: ", msg));
   }
   std::unique_ptr<ResultsDb> db(new ResultsDb(raw, path));
   sqlite3_busy_timeout(raw, 60000);  // writers wait for each other
+  return db;
+}
+
+absl::StatusOr<int> ResultsDb::CheckIdentity() {
+  auto not_ours = [&](const std::string& why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path_, ": not a sparseflash results database (", why, ")"));
+  };
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(db_, "SELECT name FROM sqlite_master WHERE type = 'table'", -1, &st,
+                         nullptr) != SQLITE_OK) {
+    sqlite3_finalize(st);
+    return not_ours(sqlite3_errmsg(db_));
+  }
+  int tables = 0;
+  bool has_runs = false;
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    ++tables;
+    has_runs |= ColumnText(st, 0) == "runs";
+  }
+  sqlite3_finalize(st);
+  sqlite3_prepare_v2(db_, "PRAGMA user_version", -1, &st, nullptr);
+  const int version = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+  sqlite3_finalize(st);
+  if (version == 0 && tables > 0) return not_ours("it has tables but no sparseflash schema");
+  if (version > 0 && !has_runs) return not_ours("no runs table");
+  return version;
+}
+
+absl::StatusOr<std::unique_ptr<ResultsDb>> ResultsDb::OpenForReading(const std::string& path) {
+  if (!PathExists(path)) return absl::NotFoundError(path + ": no such results database");
+  absl::StatusOr<std::unique_ptr<ResultsDb>> db = OpenRaw(path, SQLITE_OPEN_READONLY);
+  if (!db.ok()) return db.status();
+  absl::StatusOr<int> version = (*db)->CheckIdentity();
+  if (!version.ok()) return version.status();
+  constexpr int kKnown = sizeof(kMigrations) / sizeof(kMigrations[0]);
+  if (*version == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a sparseflash results database (empty)"));
+  }
+  if (*version != kKnown) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        path, ": schema version ", *version, ", this sparseflash reads version ", kKnown,
+        *version < kKnown ? "; a writing command (sweep, simulate --db, db merge) migrates it"
+                          : "; use a newer build"));
+  }
+  (*db)->version_ = *version;
+  return db;
+}
+
+absl::StatusOr<std::unique_ptr<ResultsDb>> ResultsDb::Open(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<ResultsDb>> opened =
+      OpenRaw(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  if (!opened.ok()) return opened.status();
+  std::unique_ptr<ResultsDb> db = *std::move(opened);
+  // Identify the file before changing anything in it (WAL mode is persistent).
+  if (absl::StatusOr<int> version = db->CheckIdentity(); !version.ok()) return version.status();
   if (absl::Status s = db->Exec("PRAGMA journal_mode=WAL"); !s.ok()) return s;
   // Migrations rebuild tables, which SQLite asks to do with foreign keys off.
   if (absl::Status s = db->Migrate(); !s.ok()) return s;

@@ -53,8 +53,13 @@ class ResultsDb {
  public:
   static constexpr int kSchemaVersion = 2;
 
-  // Opens or creates `path`, migrating older schemas; errors name the file.
+  // Opens or creates `path` for writing, migrating older schemas. An existing
+  // file that is not a sparseflash results database is refused untouched.
+  // Errors name the file.
   static absl::StatusOr<std::unique_ptr<ResultsDb>> Open(const std::string& path);
+  // Opens an existing database for reading only: nothing is created, migrated
+  // or switched to WAL; a missing, empty, foreign or older file is an error.
+  static absl::StatusOr<std::unique_ptr<ResultsDb>> OpenForReading(const std::string& path);
   ~ResultsDb();
 
   // Inserts a run in one transaction (or the enclosing InTransaction); fails
@@ -74,6 +79,9 @@ class ResultsDb {
 
  private:
   ResultsDb(sqlite3* db, std::string path) : db_(db), path_(std::move(path)) {}
+  static absl::StatusOr<std::unique_ptr<ResultsDb>> OpenRaw(const std::string& path, int flags);
+  // The file's schema version; an error for a file that is not ours.
+  absl::StatusOr<int> CheckIdentity();
   absl::Status Exec(const std::string& sql);
   absl::Status Error(const std::string& what) const;
   absl::Status Migrate();

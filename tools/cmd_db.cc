@@ -13,6 +13,8 @@ struct MergeArgs {
 };
 
 int RunMerge(const MergeArgs& a) {
+  // Inputs first: a bad input leaves OUT as it was (not even created).
+  if (absl::Status s = CheckMergeInputs(a.out, a.inputs); !s.ok()) return ReportError(s);
   absl::StatusOr<std::unique_ptr<ResultsDb>> out = ResultsDb::Open(a.out);
   if (!out.ok()) return ReportError(out.status());
   absl::StatusOr<MergeStats> stats = MergeDatabases(**out, a.inputs, a.keep_both);

@@ -13,9 +13,6 @@ struct ReportArgs {
 };
 
 int RunReport(const ReportArgs& a) {
-  if (!std::filesystem::exists(a.db)) {
-    return ReportError(absl::NotFoundError(a.db + ": no such results database"));
-  }
   absl::StatusOr<ReportData> data = LoadReportData(a.db);
   if (!data.ok()) return ReportError(data.status());
   absl::StatusOr<std::vector<std::string>> files = WriteReport(*data, a.out);

@@ -81,9 +81,10 @@ class SweepState {
     const RunSummary s = Summarize(r->record);
     absl::StatusOr<int64_t> id = db.Insert(
         MakeRunRow(key, "simulated", RunFigures(*config, s, r->memory, r->options), r->record));
-    // Another process running the same sweep may have stored it meanwhile.
+    // Another process running the same sweep may have stored it meanwhile: then
+    // this run counts as already stored, not as one more run.
     if (!id.ok() && !absl::IsAlreadyExists(id.status())) return id.status();
-    return Finish(job, absl::OkStatus(), false);
+    return Finish(job, absl::OkStatus(), /*skipped=*/!id.ok());
   }
 
   absl::Status Finish(const SweepJob& job, const absl::Status& status, bool skipped) {

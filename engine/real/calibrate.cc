@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/files.h"
 #include "common/random.h"
 #include "engine/real/completion_queue.h"
 #include "engine/real/real_env.h"
@@ -369,7 +370,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
           .string();
   struct Cleanup {
     std::string path;
-    ~Cleanup() { std::filesystem::remove(path); }
+    ~Cleanup() { RemoveQuietly(path); }
   } cleanup{path};
   say(absl::StrCat("writing a ", file_bytes >> 20, " MiB scratch file in ", o.scratch_dir));
   if (absl::Status s = WriteScratch(path, file_bytes); !s.ok()) return s;
