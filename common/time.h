@@ -23,6 +23,7 @@ struct Nanos {
 
 constexpr Nanos Microseconds(int64_t us) { return {us * 1000}; }
 constexpr Nanos Milliseconds(int64_t ms) { return {ms * 1000000}; }
+constexpr Nanos Seconds(int64_t s) { return {s * 1000000000}; }
 // Time to move `bytes` at `bytes_per_s`, rounded up to whole nanoseconds.
 inline Nanos TransferTime(double bytes, double bytes_per_s) {
   double ns = bytes / bytes_per_s * 1e9;

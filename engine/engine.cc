@@ -133,7 +133,11 @@ void Engine::MakeReady(NodeId id, NodeId pred) {
 
 void Engine::OnReadDone(uint64_t tag, bool ok) {
   if (!ok) {
-    return Fail(absl::DataLossError(absl::StrCat("flash read failed (step ", step_, ")")));
+    const FlashRead& r = plan_.nodes()[static_cast<NodeId>(tag)].read;
+    return Fail(absl::DataLossError(absl::StrCat(
+        "flash read failed at step ", step_, " (a batch of ", r.count, " reads of ",
+        r.request_bytes, " bytes): the device returned an error or a short read; the run "
+        "was stopped and nothing it read is used")));
   }
   Complete(static_cast<NodeId>(tag));
 }

@@ -8,6 +8,7 @@
 #include "common/files.h"
 #include "common/textproto.h"
 #include "devices/device_catalog.h"
+#include "engine/real/real_env.h"
 #include "engine/real/real_run.h"
 #include "engine/run_summary.h"
 #include "engine/weight_file.h"
@@ -115,6 +116,59 @@ TEST(Replay, ResidentMemoryStaysWithinTheBudget) {
       << "grew " << growth << " for a budget of " << budget;
   std::filesystem::remove(weights);
 }
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+struct FaultCase {
+  const char* name;
+  FlashFault fault;
+  absl::StatusCode code;
+  const char* words;
+};
+
+class ReplayFaults : public ::testing::TestWithParam<FaultCase> {};
+
+// A device that fails, reads short or hangs in the middle of a run ends the run
+// with an error that says so (no crash, no hang, no result), and the next run in
+// the same process works.
+TEST_P(ReplayFaults, EndTheRunWithAClearError) {
+  const FaultCase& c = GetParam();
+  ModelSpec model = *LoadModel("tinystories-relu-260k");
+  const std::string weights = ::testing::TempDir() + "/tiny_faults.sfw";
+  ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, weights, true, nullptr).ok());
+  const int64_t file_bytes = static_cast<int64_t>(std::filesystem::file_size(weights));
+  RunSetupConfig rc{
+      .model = model, .tokens = 16, .strategy = "powerinfer2", .ffn_resident = 0.2, .cpu_cores = 2};
+  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  RealRunOptions o{.weights_path = weights, .stall_timeout = Milliseconds(500)};
+  o.wrap_flash = [&](std::unique_ptr<FlashDevice> inner) -> std::unique_ptr<FlashDevice> {
+    return std::make_unique<FaultInjectingFlashDevice>(std::move(inner), 20, c.fault, file_bytes);
+  };
+  absl::StatusOr<RealRunResult> real = RunReal(*setup, model, o);
+  ASSERT_FALSE(real.ok()) << c.name << " went unnoticed";
+  EXPECT_EQ(real.status().code(), c.code) << real.status();
+  EXPECT_NE(real.status().message().find(c.words), std::string::npos) << real.status();
+
+  absl::StatusOr<RunSetup> again = PrepareRun(rc);
+  ASSERT_TRUE(again.ok());
+  absl::StatusOr<RealRunResult> healthy = RunReal(*again, model, {.weights_path = weights});
+  ASSERT_TRUE(healthy.ok()) << healthy.status();
+  EXPECT_EQ(healthy->record.tokens.size(), 16u);
+  std::filesystem::remove(weights);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, ReplayFaults,
+    ::testing::Values(
+        FaultCase{"error", FlashFault::kError, absl::StatusCode::kDataLoss, "flash read failed"},
+        FaultCase{"short", FlashFault::kShortRead, absl::StatusCode::kDataLoss, "short read"},
+        FaultCase{"stall", FlashFault::kStall, absl::StatusCode::kDeadlineExceeded, "stalled"}),
+    [](const ::testing::TestParamInfo<FaultCase>& i) { return std::string(i.param.name); });
 
 }  // namespace
 }  // namespace sparseflash

@@ -3,6 +3,7 @@
 // engine stays single-threaded. Thread-safe.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -23,6 +24,15 @@ class CompletionQueue {
   std::function<void()> Pop() {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return !items_.empty(); });
+    std::function<void()> fn = std::move(items_.front());
+    items_.pop_front();
+    return fn;
+  }
+  // Blocks until a completion is posted and returns it, or returns an empty
+  // function when none arrives within `timeout`.
+  std::function<void()> PopFor(std::chrono::nanoseconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!cv_.wait_for(lock, timeout, [this] { return !items_.empty(); })) return {};
     std::function<void()> fn = std::move(items_.front());
     items_.pop_front();
     return fn;

@@ -353,10 +353,36 @@ void ThreadPoolCompute::Loop() {
   }
 }
 
-absl::Status RunOnThisThread(Engine& engine, CompletionQueue& queue) {
+absl::Status RunOnThisThread(Engine& engine, CompletionQueue& queue, Nanos stall_timeout) {
   engine.Start();
-  while (!engine.finished()) queue.Pop()();
+  while (!engine.finished()) {
+    std::function<void()> completion = queue.PopFor(std::chrono::nanoseconds(stall_timeout.ns));
+    if (!completion) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "nothing completed for ", stall_timeout.ns / 1e9, " s at step ", engine.record().tokens.size(),
+          ": a flash read or compute task is stalled (hung device?); the run was abandoned"));
+    }
+    completion();
+  }
   return engine.status();
+}
+
+void FaultInjectingFlashDevice::Submit(const FlashRead& read) {
+  if (++submitted_ != nth_) return inner_->Submit(read);
+  chosen_tag_ = read.tag;
+  if (fault_ != FlashFault::kShortRead || !read.target) return inner_->Submit(read);
+  auto target = std::make_shared<ReadTarget>(*read.target);
+  target->offsets[0] = file_bytes_;  // at the end of the file: nothing to read
+  FlashRead r = read;
+  r.target = target;
+  inner_->Submit(r);
+}
+
+void FaultInjectingFlashDevice::OnReadDone(uint64_t tag, bool ok) {
+  if (tag != chosen_tag_) return sink_->OnReadDone(tag, ok);
+  chosen_tag_ = ~uint64_t{0};
+  if (fault_ == FlashFault::kStall) return;  // withheld
+  sink_->OnReadDone(tag, fault_ == FlashFault::kError ? false : ok);
 }
 
 int64_t ProcessStorageReadBytes() {

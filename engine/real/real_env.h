@@ -58,28 +58,38 @@ absl::StatusOr<std::unique_ptr<FlashDevice>> OpenFlashDevice(const FlashOpenOpti
                                                              CompletionQueue* queue,
                                                              std::string* notice);
 
-// Fails the `fail_nth` read (1-based) with an I/O error; passes the rest through.
+// What FaultInjectingFlashDevice does to its chosen batch.
+enum class FlashFault {
+  kError,      // the batch completes with an I/O error (as EIO would)
+  kShortRead,  // its first read is sent past the end of the file: the device sees a short read
+  kStall,      // its completion never arrives (a hung device)
+};
+
+// Injects `fault` into the `nth` batch (1-based, in submission order); passes
+// the rest through. For tests of how the engine ends a run on a bad device.
 class FaultInjectingFlashDevice : public FlashDevice, public CompletionSink {
  public:
-  FaultInjectingFlashDevice(std::unique_ptr<FlashDevice> inner, int fail_nth)
-      : inner_(std::move(inner)), fail_nth_(fail_nth) {}
+  FaultInjectingFlashDevice(std::unique_ptr<FlashDevice> inner, int nth,
+                            FlashFault fault = FlashFault::kError, int64_t file_bytes = 0)
+      : inner_(std::move(inner)), nth_(nth), fault_(fault), file_bytes_(file_bytes) {}
   void SetSink(CompletionSink* sink) override {
     sink_ = sink;
     inner_->SetSink(this);
   }
-  void Submit(const FlashRead& read) override { inner_->Submit(read); }
+  void Submit(const FlashRead& read) override;
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
-  void OnReadDone(uint64_t tag, bool ok) override {
-    sink_->OnReadDone(tag, ok && ++seen_ != fail_nth_);
-  }
+  void OnReadDone(uint64_t tag, bool ok) override;
   void OnComputeDone(uint64_t tag) override {}
 
  private:
   std::unique_ptr<FlashDevice> inner_;
   CompletionSink* sink_ = nullptr;
-  int fail_nth_;
-  int seen_ = 0;
+  int nth_;
+  FlashFault fault_;
+  int64_t file_bytes_;
+  int submitted_ = 0;
+  uint64_t chosen_tag_ = ~uint64_t{0};
 };
 
 // Records every batch submitted (tag, size, count, first offset) and its outcome.
@@ -146,8 +156,11 @@ class ThreadPoolCompute : public ComputeBackend {
   std::vector<std::thread> workers_;
 };
 
-// Starts the engine and runs completions on this thread until it finishes.
-absl::Status RunOnThisThread(Engine& engine, CompletionQueue& queue);
+// Starts the engine and runs completions on this thread until it finishes. When
+// nothing completes for `stall_timeout` (a hung device or worker), the run ends
+// with DeadlineExceeded.
+absl::Status RunOnThisThread(Engine& engine, CompletionQueue& queue,
+                             Nanos stall_timeout = Seconds(60));
 
 // Bytes this process has read from storage (/proc/self/io read_bytes), or -1.
 int64_t ProcessStorageReadBytes();

@@ -76,6 +76,7 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
  public:
   RealizingFlash(std::unique_ptr<FlashDevice> inner, const WeightFileInfo& w)
       : inner_(std::move(inner)), w_(w), rng_(11) {}
+  ~RealizingFlash() override { inner_.reset(); }  // reads finish before the buffers go
   void SetSink(CompletionSink* sink) override {
     sink_ = sink;
     inner_->SetSink(this);
@@ -121,11 +122,11 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
     }
   }
 
+  ReadBufferPool buffers_;  // outlives the device, whose destructor waits for its reads
   std::unique_ptr<FlashDevice> inner_;
   WeightFileInfo w_;
   Random rng_;
   CompletionSink* sink_ = nullptr;
-  ReadBufferPool buffers_;
 };
 
 // Gives compute tasks without work the real kernel over the right bytes.
@@ -188,10 +189,10 @@ class RealizingCompute : public ComputeBackend {
     });
   }
 
-  std::unique_ptr<ComputeBackend> inner_;
   FfnKernelShape shape_;
   int64_t arena_bundles_ = 0, resident_bundles_ = 0, next_ = 0;
-  Buffer arena_, resident_;
+  Buffer arena_, resident_;  // outlive the workers, whose destructor runs queued tasks
+  std::unique_ptr<ComputeBackend> inner_;
 };
 
 }  // namespace
@@ -222,6 +223,7 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   absl::StatusOr<std::unique_ptr<FlashDevice>> flash = OpenFlashDevice(
       {.path = o.weights_path, .queue_depth = o.io_depth, .io = o.io}, &queue, &result.notice);
   if (!flash.ok()) return flash.status();
+  if (o.wrap_flash) *flash = o.wrap_flash(*std::move(flash));
   RealizingFlash realizing_flash(*std::move(flash), *weights);
   auto compute = std::make_unique<RealizingCompute>(
       std::make_unique<ThreadPoolCompute>(resources.compute_threads, &queue), model,
@@ -235,7 +237,7 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   Engine engine(Env{&clock, &realizing_flash, compute.get()}, setup.strategy.get(),
                 setup.source.get(), EngineOptions{.max_tokens = setup.tokens});
   const int64_t kernel_before = ProcessStorageReadBytes();
-  if (absl::Status s = RunOnThisThread(engine, queue); !s.ok()) return s;
+  if (absl::Status s = RunOnThisThread(engine, queue, o.stall_timeout); !s.ok()) return s;
   const int64_t kernel_after = ProcessStorageReadBytes();
   result.kernel_read_bytes =
       kernel_before < 0 || kernel_after < 0 ? -1 : kernel_after - kernel_before;

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -34,6 +36,10 @@ struct RealRunOptions {
   std::string weights_path;
   std::string io = "auto";  // uring | pread | auto
   int io_depth = 64;
+  // A run in which nothing completes for this long is abandoned (hung device).
+  Nanos stall_timeout = Seconds(60);
+  // Tests: wraps the opened device (e.g. in a FaultInjectingFlashDevice).
+  std::function<std::unique_ptr<FlashDevice>(std::unique_ptr<FlashDevice>)> wrap_flash;
 };
 
 struct RealRunResult {
