@@ -7,10 +7,11 @@
 #include <filesystem>
 #include <vector>
 
-#include "common/atomic_file.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "common/atomic_file.h"
+#include "common/files.h"
 #include "common/random.h"
 #include "common/units.h"
 
@@ -72,18 +73,13 @@ absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const st
   return (*file)->Commit();
 }
 
-absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
-                                                    const ModelSpec& model) {
-  FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": cannot open weight file"));
-  std::vector<char> header(kHeaderBytes, 0);
-  const size_t got = std::fread(header.data(), 1, header.size(), f);
-  std::fclose(f);
-  const std::string text(header.data(), strnlen(header.data(), got));
+absl::StatusOr<WeightFileInfo> ParseWeightFileHeader(absl::string_view bytes,
+                                                     const std::string& origin) {
+  const std::string text(bytes.data(), strnlen(bytes.data(), bytes.size()));
   std::vector<std::string> lines = absl::StrSplit(text, '\n', absl::SkipEmpty());
   if (lines.empty() || lines[0] != kMagic) {
     return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a sparseflash weight file (header magic missing)"));
+        absl::StrCat(origin, ": not a sparseflash weight file (header magic missing)"));
   }
   WeightFileInfo w;
   for (size_t i = 1; i < lines.size(); ++i) {
@@ -96,13 +92,37 @@ absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
                    : kv[0] == "non_ffn_bytes"  ? &w.non_ffn_bytes
                    : kv[0] == "file_bytes"     ? &w.file_bytes
                                                : nullptr;
-    if (num != nullptr && !absl::SimpleAtoi(kv[1], num)) {
-      return absl::InvalidArgumentError(absl::StrCat(path, ": header field ", kv[0], " is bad"));
+    if (num != nullptr && (!absl::SimpleAtoi(kv[1], num) || *num < 0 || *num > kMaxByteSize)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin, ": header field ", kv[0], " '", kv[1], "' is not a size"));
     }
     if (kv[0] == "model") w.model = kv[1];
     if (kv[0] == "quantization") w.quantization = kv[1];
     if (kv[0] == "layout") w.layout = kv[1];
   }
+  if (w.neuron_stride <= 0 || w.neuron_stride % 4096 != 0 || w.ffn_offset < kHeaderBytes ||
+      w.neurons > kMaxByteSize / w.neuron_stride ||
+      w.non_ffn_offset != w.ffn_offset + w.neurons * w.neuron_stride ||
+      w.file_bytes != w.non_ffn_offset + w.non_ffn_bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        origin, ": header sizes are inconsistent (neurons x neuron_stride, offsets, file_bytes)"));
+  }
+  return w;
+}
+
+absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
+                                                    const ModelSpec& model) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory; expected a weight file"));
+  }
+  FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": cannot open weight file"));
+  std::vector<char> header(kHeaderBytes, 0);
+  const size_t got = std::fread(header.data(), 1, header.size(), f);
+  std::fclose(f);
+  absl::StatusOr<WeightFileInfo> parsed = ParseWeightFileHeader({header.data(), got}, path);
+  if (!parsed.ok()) return parsed.status();
+  const WeightFileInfo& w = *parsed;
   absl::StatusOr<LayoutKind> layout = ParseLayout(w.layout);
   if (!layout.ok())
     return absl::InvalidArgumentError(

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "engine/model_bytes.h"
 #include "engine/weight_layout.h"
 #include "traces/model_spec.h"
@@ -37,6 +38,12 @@ WeightFileInfo PlanWeightFile(const ModelSpec& model, LayoutKind layout);
 // existing `path` unless `overwrite`.
 absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const std::string& path,
                              bool overwrite, const std::function<void(int64_t, int64_t)>& progress);
+
+// Parses a weight file's header (its first 4 KiB) without checking it against a
+// model: the fields, and sizes that are consistent with each other. `origin`
+// names the file in errors.
+absl::StatusOr<WeightFileInfo> ParseWeightFileHeader(absl::string_view bytes,
+                                                     const std::string& origin);
 
 // Reads and checks a weight file's header against `model` and `layout`, and its
 // size; errors name the file and the field.

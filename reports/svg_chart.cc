@@ -39,8 +39,8 @@ std::string Number(double v) {
 // An axis scale: data range to pixels, and its ticks.
 class Scale {
  public:
-  Scale(const ChartAxis& axis, double lo, double hi, double pixels, bool vertical)
-      : log_(axis.log), pixels_(pixels), vertical_(vertical) {
+  Scale(const ChartAxis& axis, double lo, double hi, bool vertical)
+      : log_(axis.log), vertical_(vertical) {
     if (log_) {
       lo = std::max(lo, 1e-9);
       hi = std::max(hi, lo * 1.0001);
@@ -77,7 +77,6 @@ class Scale {
 
  private:
   bool log_;
-  double pixels_;
   bool vertical_;
   double lo_ = 0, hi_ = 1;
   std::vector<double> ticks_;
@@ -195,7 +194,7 @@ std::string RenderXyChart(const XyChart& c) {
   }
   if (xlo > xhi) return NoData(c.title);
   if (c.diagonal) xlo = ylo = std::min(xlo, ylo), xhi = yhi = std::max(xhi, yhi);
-  Scale x(c.x, xlo, xhi, kPlotW, false), y(c.y, ylo, yhi, kPlotH, true);
+  Scale x(c.x, xlo, xhi, false), y(c.y, ylo, yhi, true);
   std::string s = Header(c.title) + XAxis(x, c.x.label) + YAxis(y, c.y.label);
   if (c.diagonal) {
     const double lo = std::max(x.lo(), y.lo()), hi = std::min(x.hi(), y.hi());
@@ -243,7 +242,7 @@ std::string RenderStackedBars(const StackedBarChart& c) {
     top = std::max(top, sum);
   }
   if (c.categories.empty() || top <= 0) return NoData(c.title);
-  Scale y(ChartAxis{.label = c.y_label, .max = c.y_max}, 0, top, kPlotH, true);
+  Scale y(ChartAxis{.label = c.y_label, .max = c.y_max}, 0, top, true);
   std::string s = Header(c.title) + YAxis(y, c.y_label);
   absl::StrAppendFormat(&s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
                         kLeft, kTop + kPlotH, kLeft + kPlotW, kTop + kPlotH);

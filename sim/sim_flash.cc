@@ -13,7 +13,7 @@ SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
       issuer_factor_(1 - profile.flash.multi_issuer_penalty * (1 - 1.0 / std::max(1, issuers))),
       core_class_(std::move(core_class)),
       timeline_(timeline),
-      submit_overhead_(static_cast<int64_t>(profile.flash.submit_overhead_ns)),
+      submit_overhead_{static_cast<int64_t>(profile.flash.submit_overhead_ns)},
       resubmit_gap_ns_(profile.flash.resubmit_gap_ns) {
   if (core_class_.empty() && !profile.cores.empty()) core_class_ = profile.cores.front().name;
   if (timeline_) lane_ = timeline_->Lane("flash");

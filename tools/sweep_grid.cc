@@ -116,7 +116,7 @@ absl::Status CheckTokens(uint64_t tokens, int64_t prompt_tokens, const std::stri
     return FieldError(where + ".tokens",
                       absl::StrCat(tokens, " is over the limit of ", kMaxRunTokens));
   }
-  if (prompt_tokens < 0 || prompt_tokens > kMaxRunTokens) {
+  if (prompt_tokens < 0 || uint64_t(prompt_tokens) > kMaxRunTokens) {
     return FieldError(where + ".prompt_tokens",
                       absl::StrCat(prompt_tokens, " is not in [0, ", kMaxRunTokens, "]"));
   }

@@ -17,8 +17,8 @@ class TextImporter {
   TextImporter(std::string path, const TraceModelShape& shape)
       : path_(std::move(path)), shape_(shape) {}
 
-  absl::Status Line(const std::string& line, TraceWriter* writer);
-  absl::Status Flush(TraceWriter* writer);
+  absl::Status Line(const std::string& line, const TokenSink& emit);
+  absl::Status Flush(const TokenSink& emit);
 
   int line_no = 0;
 
@@ -47,7 +47,7 @@ NeuronSet* TextImporter::SetFor(uint32_t layer, uint32_t expert) {
   return &token_.layers.back().experts.back();
 }
 
-absl::Status TextImporter::Flush(TraceWriter* writer) {
+absl::Status TextImporter::Flush(const TokenSink& emit) {
   if (current_ < 0) return absl::OkStatus();
   // A layer without lines had no active neurons: it is listed, empty.
   for (int l = 0; l < shape_.layers; ++l) {
@@ -69,12 +69,12 @@ absl::Status TextImporter::Flush(TraceWriter* writer) {
                                 " experts, the model routes to ", shape_.top_k));
     }
   }
-  absl::Status s = writer->Append(token_);
+  absl::Status s = emit(token_);
   token_.layers.clear();
   return s;
 }
 
-absl::Status TextImporter::Line(const std::string& line, TraceWriter* writer) {
+absl::Status TextImporter::Line(const std::string& line, const TokenSink& emit) {
   std::vector<absl::string_view> f = absl::StrSplit(line, ' ', absl::SkipWhitespace());
   if (f.empty() || f[0][0] == '#' || f[0] == "T") return absl::OkStatus();
   if (f[0] != "A" && f[0] != "P" && f[0] != "G") {
@@ -99,7 +99,7 @@ absl::Status TextImporter::Line(const std::string& line, TraceWriter* writer) {
       return Error(absl::StrCat("token ", token, " follows token ", current_,
                                 "; tokens must be contiguous and in order"));
     }
-    if (absl::Status s = Flush(writer); !s.ok()) return s;
+    if (absl::Status s = Flush(emit); !s.ok()) return s;
     current_ = token;
     token_.token = static_cast<uint64_t>(token);
   }
@@ -128,6 +128,17 @@ void WriteIds(std::string& out, char kind, uint64_t token, const LayerActivation
 
 }  // namespace
 
+absl::Status ParseTextTrace(std::istream& in, const std::string& origin,
+                            const TraceModelShape& shape, const TokenSink& emit) {
+  TextImporter importer(origin, shape);
+  for (std::string line; std::getline(in, line);) {
+    ++importer.line_no;
+    if (absl::Status s = importer.Line(line, emit); !s.ok()) return s;
+  }
+  if (in.bad()) return absl::DataLossError(absl::StrCat(origin, ": read error"));
+  return importer.Flush(emit);
+}
+
 absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& shape,
                              const TraceProvenance& provenance, const std::string& out_path,
                              const TraceWriterOptions& options) {
@@ -147,12 +158,10 @@ absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& 
   absl::StatusOr<std::unique_ptr<TraceWriter>> writer =
       TraceWriter::Create(out_path, header, options);
   if (!writer.ok()) return writer.status();
-  TextImporter importer(in_path, shape);
-  for (std::string line; std::getline(in, line);) {
-    ++importer.line_no;
-    if (absl::Status s = importer.Line(line, writer->get()); !s.ok()) return s;
-  }
-  if (absl::Status s = importer.Flush(writer->get()); !s.ok()) return s;
+  absl::Status s = ParseTextTrace(in, in_path, shape, [&](const TokenActivations& t) {
+    return (*writer)->Append(t);
+  });
+  if (!s.ok()) return s;
   return (*writer)->Finish();
 }
 

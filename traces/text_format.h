@@ -9,6 +9,7 @@
 #pragma once
 
 #include <functional>
+#include <istream>
 #include <string>
 
 #include "absl/status/status.h"
@@ -18,6 +19,13 @@
 #include "traces/trace_writer.h"
 
 namespace sparseflash {
+
+// Parses text trace lines from `in` (named `origin` in errors) for a model of
+// `shape`, calling `emit` with each complete token: every layer listed (a layer
+// without lines is empty), ids sorted and unique. Stops at the first error.
+using TokenSink = std::function<absl::Status(const TokenActivations&)>;
+absl::Status ParseTextTrace(std::istream& in, const std::string& origin,
+                            const TraceModelShape& shape, const TokenSink& emit);
 
 // Converts text file `in_path` to binary trace `out_path` for a model of `shape`.
 absl::Status ImportTextTrace(const std::string& in_path, const TraceModelShape& shape,

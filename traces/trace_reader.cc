@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "common/files.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "traces/shape_limits.h"
 #include "traces/trace_format.h"
@@ -29,12 +30,20 @@ TraceReader::~TraceReader() {
 }
 
 absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string& path) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory; expected a trace"));
+  }
   FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     return absl::NotFoundError(
         absl::StrCat(path, ": cannot open trace: ", std::strerror(errno)));
   }
-  std::unique_ptr<TraceReader> reader(new TraceReader(path, file));
+  return FromStream(file, path);
+}
+
+absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::FromStream(FILE* file,
+                                                                     std::string name) {
+  std::unique_ptr<TraceReader> reader(new TraceReader(std::move(name), file));
   if (absl::Status s = reader->ReadHeader(); !s.ok()) return s;
   return reader;
 }

@@ -20,6 +20,9 @@ namespace sparseflash {
 class TraceReader {
  public:
   static absl::StatusOr<std::unique_ptr<TraceReader>> Open(const std::string& path);
+  // Reads from an open stream (taking ownership; e.g. fmemopen for tests and
+  // fuzzing); `name` stands for the file in errors.
+  static absl::StatusOr<std::unique_ptr<TraceReader>> FromStream(FILE* file, std::string name);
   ~TraceReader();
 
   const TraceHeader& header() const { return header_; }

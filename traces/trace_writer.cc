@@ -71,7 +71,7 @@ absl::StatusOr<std::unique_ptr<TraceWriter>> TraceWriter::Create(
     return absl::InvalidArgumentError(absl::StrCat(path, ": cannot write a trace: ", e));
   }
   absl::StatusOr<std::unique_ptr<AtomicFile>> file =
-      AtomicFile::Create(path, {.overwrite = options.overwrite});
+      AtomicFile::Create(path, {.overwrite = options.overwrite, .sync = options.sync});
   if (!file.ok()) return file.status();
   std::unique_ptr<TraceWriter> writer(new TraceWriter(*std::move(file), header, options));
   writer->header_.tokens = trace_format::kUnfinishedTokens;

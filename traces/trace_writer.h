@@ -22,6 +22,7 @@ namespace sparseflash {
 struct TraceWriterOptions {
   int zstd_level = 3;  // zstd compression level (1 fastest .. 19 smallest)
   bool overwrite = true;  // replace an existing file at Finish()
+  bool sync = true;       // fsync before the file is moved into place
 };
 
 class TraceWriter {

@@ -105,7 +105,10 @@ QVector Quantize(const std::vector<float>& v, int group) {
 absl::StatusOr<TinyModel> TinyModel::Load(const std::string& path) {
   absl::StatusOr<std::string> file = ReadWholeFile(path, "TinyStories model", int64_t{1} << 30);
   if (!file.ok()) return file.status();
-  const std::string& data = *file;
+  return Parse(*file, path);
+}
+
+absl::StatusOr<TinyModel> TinyModel::Parse(const std::string& data, const std::string& path) {
   if (data.size() < kHeaderBytes) {
     return absl::DataLossError(absl::StrCat(path, ": ", data.size(), " bytes, shorter than the ",
                                             kHeaderBytes, "-byte header"));

@@ -33,6 +33,8 @@ class TinyModel {
   // Reads and checks a model file (magic, version, shape, exact size); errors
   // name the file and the field.
   static absl::StatusOr<TinyModel> Load(const std::string& path);
+  // The same from the file's bytes; `origin` names it in errors.
+  static absl::StatusOr<TinyModel> Parse(const std::string& data, const std::string& origin);
 
   const TinyConfig& config() const { return c_; }
   int64_t file_bytes() const { return file_bytes_; }

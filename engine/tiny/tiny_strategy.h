@@ -74,7 +74,6 @@ class TinyStrategy : public Strategy {
   uint8_t* staging_ = nullptr;  // one layer's reads, kTinyBundleStride apart (O_DIRECT aligned)
   std::vector<int32_t> slot_of_key_;
   std::vector<int32_t> free_slots_;
-  uint64_t in_memory_hits_ = 0, in_memory_accesses_ = 0;
   // The step in progress.
   int pos_ = 0, token_ = 0, next_ = 0;
   NodeId end_ = kNoNode, attention_ = kNoNode, ffn_ = kNoNode;

@@ -1,7 +1,7 @@
 #include "engine/tiny/tokenizer.h"
 
 #include <cstring>
-#include <fstream>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
@@ -9,11 +9,17 @@
 namespace sparseflash {
 
 absl::StatusOr<Tokenizer> Tokenizer::Load(const std::string& path, int vocab) {
-  if (IsDirectory(path)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory; expected a tokenizer"));
+  absl::StatusOr<std::string> file = ReadWholeFile(path, "tokenizer", int64_t{64} << 20);
+  if (!file.ok()) return file.status();
+  return Parse(*file, vocab, path);
+}
+
+absl::StatusOr<Tokenizer> Tokenizer::Parse(const std::string& data, int vocab,
+                                           const std::string& path) {
+  if (vocab <= 0 || vocab > (1 << 24)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": vocabulary of ", vocab, " tokens"));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat(path, ": cannot open tokenizer file"));
+  std::istringstream in(data);
   Tokenizer t;
   int32_t max_len = 0;
   if (!in.read(reinterpret_cast<char*>(&max_len), 4) || max_len <= 0 || max_len > 1024) {

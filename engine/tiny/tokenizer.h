@@ -18,6 +18,9 @@ class Tokenizer {
 
   // Reads a tokenizer file with `vocab` entries; errors name the file and entry.
   static absl::StatusOr<Tokenizer> Load(const std::string& path, int vocab);
+  // The same from the file's bytes; `origin` names it in errors.
+  static absl::StatusOr<Tokenizer> Parse(const std::string& data, int vocab,
+                                         const std::string& origin);
 
   std::vector<int> Encode(const std::string& text) const;
   // The text of `token` following `previous`.
