@@ -40,12 +40,11 @@ AtomicFile::~AtomicFile() {
 
 absl::StatusOr<std::unique_ptr<AtomicFile>> AtomicFile::Create(const std::string& path,
                                                                const AtomicFileOptions& o) {
+  if (IsDirectory(path)) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a file"));
+  }
   if (!o.overwrite && PathExists(path)) {
     return absl::AlreadyExistsError(absl::StrCat(path, ": exists; pass --force to replace it"));
-  }
-  struct stat st;
-  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory, not a file"));
   }
   const std::string folder = FolderOf(path);
   std::string tmp;

@@ -24,42 +24,72 @@ const CoreClassSpec* DeviceProfile::FindCoreClass(const std::string& class_name)
   return nullptr;
 }
 
+// A number (NaN fails) in [lo, hi].
+static bool In(double v, double lo, double hi) { return v >= lo && v <= hi; }
+
 absl::Status DeviceProfile::Validate(const std::string& origin) const {
   if (name.empty()) return Bad(origin, "name", "must be set");
+  constexpr double kMaxRate = 1e14;  // bytes or operations per second: 100 TB/s
+  constexpr double kMaxOverheadNs = 1e9;
   bool random = false, sequential = false;
   for (size_t i = 0; i < flash.points.size(); ++i) {
     const FlashPoint& p = flash.points[i];
     std::string field = absl::StrCat("flash.points[", i, "]");
-    if (p.request_bytes <= 0) return Bad(origin, field + ".request_bytes", "must be > 0");
-    if (!(p.throughput_bytes_per_s > 0)) {
-      return Bad(origin, field + ".throughput_mb_s", "must be > 0");
+    if (p.request_bytes <= 0 || p.request_bytes > (int64_t{1} << 32)) {
+      return Bad(origin, field + ".request_bytes", "must be in (0, 4 GiB]");
     }
-    if (p.queue_depth < 0) return Bad(origin, field + ".queue_depth", "must be >= 0");
+    if (!In(p.throughput_bytes_per_s, 1, kMaxRate)) {
+      return Bad(origin, field + ".throughput_mb_s", "must be in (0, 1e8] MB/s");
+    }
+    if (p.queue_depth < 0 || p.queue_depth > 65536) {
+      return Bad(origin, field + ".queue_depth", "must be in [0, 65536]");
+    }
+    if (p.range_bytes < 0) return Bad(origin, field + ".range_bytes", "must be >= 0");
     (p.sequential ? sequential : random) = true;
   }
   if (!random) return Bad(origin, "flash.points", "needs at least one random-read point");
   if (!sequential) return Bad(origin, "flash.points", "needs at least one sequential point");
-  if (flash.command_queue_depth <= 0) {
-    return Bad(origin, "flash.command_queue_depth", "must be > 0");
+  if (flash.command_queue_depth <= 0 || flash.command_queue_depth > 65536) {
+    return Bad(origin, "flash.command_queue_depth", "must be in [1, 65536]");
   }
-  if (!(flash.multi_issuer_penalty >= 0 && flash.multi_issuer_penalty < 1)) {
+  if (!In(flash.multi_issuer_penalty, 0, 0.999)) {
     return Bad(origin, "flash.multi_issuer_penalty", "must be in [0, 1)");
   }
+  if (!In(flash.submit_overhead_ns, 0, kMaxOverheadNs) ||
+      !In(flash.resubmit_gap_ns, 0, kMaxOverheadNs)) {
+    return Bad(origin, "flash.submit_overhead_us", "overheads must be in [0, 1 s]");
+  }
   if (cores.empty()) return Bad(origin, "cores", "needs at least one core class");
+  if (cores.size() > 64) return Bad(origin, "cores", "at most 64 core classes");
   for (size_t i = 0; i < cores.size(); ++i) {
     const CoreClassSpec& c = cores[i];
     std::string field = absl::StrCat("cores[", i, "]");
-    if (c.name.empty() || c.count <= 0) return Bad(origin, field, "needs a name and count > 0");
-    if (!(c.gemv_bytes_per_s > 0)) return Bad(origin, field + ".gemv_gb_s", "must be > 0");
-    if (!(c.dense_ops_per_s > 0)) return Bad(origin, field + ".dense_gops", "must be > 0");
-    if (!(c.io_issue_factor > 0)) return Bad(origin, field + ".io_issue_factor", "must be > 0");
+    if (c.name.empty() || c.count <= 0 || c.count > 1024) {
+      return Bad(origin, field, "needs a name and a count in [1, 1024]");
+    }
+    if (!In(c.gemv_bytes_per_s, 1, kMaxRate)) return Bad(origin, field + ".gemv_gb_s", "must be > 0");
+    if (!In(c.dense_ops_per_s, 1, kMaxRate)) return Bad(origin, field + ".dense_gops", "must be > 0");
+    if (!In(c.io_issue_factor, 1e-3, 1e3)) {
+      return Bad(origin, field + ".io_issue_factor", "must be in [0.001, 1000]");
+    }
+    if (!In(c.task_dispatch_ns, 0, kMaxOverheadNs)) {
+      return Bad(origin, field + ".task_dispatch_us", "must be in [0, 1 s]");
+    }
   }
-  if (!(dram.cpu_bytes_per_s > 0)) return Bad(origin, "dram.cpu_gb_s", "must be > 0");
+  if (!In(dram.cpu_bytes_per_s, 1, kMaxRate)) return Bad(origin, "dram.cpu_gb_s", "must be > 0");
+  for (double rate : {dram.npu_bytes_per_s, dram.combined_bytes_per_s, dram.rewrite_bytes_per_s}) {
+    if (!In(rate, 0, kMaxRate)) {
+      return Bad(origin, "dram", "npu_gb_s, combined_gb_s and rewrite_gb_s must be in [0, 1e5]");
+    }
+  }
   if (dram.app_available_bytes <= 0) {
     return Bad(origin, "dram.app_available_bytes", "must be > 0");
   }
-  if (npu.present && !(npu.dense_ops_per_s > 0)) {
+  if (npu.present && !In(npu.dense_ops_per_s, 1, kMaxRate * 100)) {
     return Bad(origin, "npu.dense_tops", "must be > 0 when the NPU is present");
+  }
+  if (!In(npu.launch_overhead_ns, 0, kMaxOverheadNs)) {
+    return Bad(origin, "npu.launch_overhead_us", "must be in [0, 1 s]");
   }
   return absl::OkStatus();
 }

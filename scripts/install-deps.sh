@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages sparseflash builds with, if missing; with
-# --test also what the tests use (chromium renders the HTML report).
+# --test also what the tests use (chromium renders the HTML report), with
+# --fuzz what the fuzzers and sanitized builds use (clang and its runtimes).
 # Uses apt-get directly as root, sudo otherwise.
 set -euo pipefail
 
@@ -10,7 +11,13 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libzstd-dev libhwy-dev libcli11-dev
   nlohmann-json3-dev sqlite3
 )
-if [ "${1:-}" = "--test" ]; then packages+=(chromium); fi
+for flag in "$@"; do
+  case "$flag" in
+    --test) packages+=(chromium) ;;              # renders the HTML report in a test
+    --fuzz) packages+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizers
+    *) echo "install-deps.sh: unknown flag $flag" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

@@ -96,6 +96,9 @@ ModelSpec MidModel() {
 // it was given, plus the engine's stated overhead (kRealRunOverheadBytes), and
 // not by the weight file it reads.
 TEST(Replay, ResidentMemoryStaysWithinTheBudget) {
+#ifdef SF_SANITIZED
+  GTEST_SKIP() << "a sanitizer's shadow memory and quarantine change resident memory";
+#endif
   const ModelSpec model = MidModel();
   const std::string weights = ::testing::TempDir() + "/rss_check.sfw";
   ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, weights, true, nullptr).ok());

@@ -33,9 +33,9 @@ int RunShow(const std::string& name) {
 }
 
 int RunCalibrate(const std::string& scratch, const std::string& out, bool quick, bool force) {
-  if (!force && PathExists(out)) {
-    return ReportError(absl::AlreadyExistsError(out + " exists; use --force to replace it"));
-  }
+  // The output is opened first, so a bad --out fails before minutes of measuring.
+  absl::StatusOr<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(out, {.overwrite = force});
+  if (!file.ok()) return ReportError(file.status());
   CalibrateOptions o{.scratch_dir = scratch, .quick = quick, .progress = [](const std::string& s) {
                        std::fprintf(stderr, "%s\n", s.c_str());
                      }};
@@ -43,7 +43,9 @@ int RunCalibrate(const std::string& scratch, const std::string& out, bool quick,
   if (!d.ok()) return ReportError(d.status());
   const std::string text = absl::StrCat("# Calibrated by sparseflash device calibrate",
                                         quick ? " --quick" : "", "\n", DeviceProfileToText(*d));
-  if (absl::Status s = WriteFileAtomically(out, text); !s.ok()) return ReportError(s);
+  absl::Status s = (*file)->Write(text);
+  if (s.ok()) s = (*file)->Commit();
+  if (!s.ok()) return ReportError(s);
   std::fprintf(stderr, "wrote %s\n", out.c_str());
   return 0;
 }

@@ -80,7 +80,9 @@ void AddCommonOptions(CLI::App* cmd, GenerateArgs* a) {
                               "Share of FFN bundles the cache holds, 0..1 (default 0.5)")
                   ->check(InRange(0, 1));
   memory->excludes(ffn);
-  cmd->add_option("--io", a->io, "uring | pread | auto")->capture_default_str();
+  cmd->add_option("--io", a->io, "uring | pread | auto")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"uring", "pread", "auto"}));
   cmd->add_option("--scratch", a->scratch,
                   "Directory for the flash-layout weight file (default: the temp directory)");
 }

@@ -118,7 +118,9 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
       ->check(InRange(1, kMaxTokensOption));
   r->add_option("--threads", a->threads, "Compute threads")->check(InRange(1, kMaxThreads));
   r->add_option("--option", a->options, "Strategy option key=value (repeatable)");
-  r->add_option("--io", a->io, "uring | pread | auto")->capture_default_str();
+  r->add_option("--io", a->io, "uring | pread | auto")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"uring", "pread", "auto"}));
   r->add_option("--seed", a->seed, "Seed of the generated trace")
       ->capture_default_str()
       ->check(InRange(0, 1.8e19));

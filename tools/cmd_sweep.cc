@@ -65,8 +65,9 @@ void AddSweepCommand(CLI::App& app, Dispatch& dispatch) {
       "Simulate every configuration of a sweep file into a results database (resumable)");
   s->add_option("--config", a->config, "Sweep file (text protobuf; see sweeps/*.textproto)")
       ->required();
-  s->add_option("--db", a->db, "Results database (SQLite); configurations in it are skipped")
-      ->required();
+  s->add_option("--db", a->db,
+                "Results database (SQLite); configurations in it are skipped (not needed "
+                "with --list)");
   s->add_option("--jobs", a->jobs, "Simulations in parallel")
       ->capture_default_str()
       ->check(InRange(1, kMaxJobs));
@@ -77,7 +78,9 @@ void AddSweepCommand(CLI::App& app, Dispatch& dispatch) {
   s->add_flag("--list", a->list, "Print the configurations (of this shard) and exit");
   s->callback([&dispatch, a] {
     dispatch.action = [a] {
-      if (a->jobs < 1) return ReportError(absl::InvalidArgumentError("--jobs must be at least 1"));
+      if (!a->list && a->db.empty()) {
+        return ReportError(absl::InvalidArgumentError("sweep needs --db FILE (or --list)"));
+      }
       return RunSweepCommand(*a);
     };
   });

@@ -1,6 +1,11 @@
 // sparseflash: how fast will a sparse LLM decode when its FFN neurons are read
 // from flash, and which cache, policy, layout and pipeline make it fastest.
+#include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_join.h"
 
 #include "reports/results_db.h"
 #include "tools/cli.h"
@@ -24,6 +29,15 @@ int main(int argc, char** argv) {
   sparseflash::cli::AddDbCommands(app, dispatch);
   sparseflash::cli::AddReportCommand(app, dispatch);
   sparseflash::cli::AddGenerateCommands(app, *app.get_subcommand("trace"), dispatch);
+  // An unknown command is named (CLI11 would only say that one is required).
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({})) names.push_back(sub->get_name());
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    std::fprintf(stderr, "sparseflash: unknown command '%s'; commands: %s\n", argv[1],
+                 absl::StrJoin(names, ", ").c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -16,8 +16,10 @@ absl::StatusOr<Tokenizer> Tokenizer::Load(const std::string& path, int vocab) {
 
 absl::StatusOr<Tokenizer> Tokenizer::Parse(const std::string& data, int vocab,
                                            const std::string& path) {
-  if (vocab <= 0 || vocab > (1 << 24)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": vocabulary of ", vocab, " tokens"));
+  // Tokens 3..258 are the raw bytes every encoding may fall back to.
+  if (vocab < 259 || vocab > (1 << 24)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": a vocabulary of ", vocab, " tokens; need 259 to 2^24 (with the 256 byte tokens)"));
   }
   std::istringstream in(data);
   Tokenizer t;
