@@ -6,8 +6,6 @@
 // (trace, export, report, database, profile) byte-identical afterwards.
 #include <sqlite3.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -22,41 +20,18 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
+#include "tests/cli_runner.h"
 
 namespace sparseflash {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int code = -1;  // exit code, or 128 + signal
-  std::string err;
-};
-
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-Outcome RunCli(const std::vector<std::string>& args, const std::string& scratch) {
-  const std::string err_path = scratch + "/stderr.txt";
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    if (!freopen("/dev/null", "w", stdout) || !freopen(err_path.c_str(), "w", stderr)) _exit(126);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Outcome o;
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  o.err = ReadAll(err_path);
-  return o;
 }
 
 // A case: arguments with {placeholders} and words the error must contain.
@@ -130,9 +105,8 @@ class CliBadInput : public ::testing::Test {
     return out;
   }
 
-  static void Cli(std::vector<std::string> args) {
-    args.insert(args.begin(), SF_CLI);
-    const Outcome o = RunCli(args, dir_);
+  static void Cli(const std::vector<std::string>& args) {
+    const testing::CliOutcome o = testing::RunCli(args, dir_);
     ASSERT_EQ(o.code, 0) << absl::StrJoin(args, " ") << "\n" << o.err;
   }
 
@@ -140,7 +114,7 @@ class CliBadInput : public ::testing::Test {
     const std::string long_name(300, 'n');
     const std::string expanded = absl::StrReplaceAll(
         text, {{"{d}", dir_}, {"{long}", long_name}, {"{nodir}", dir_ + "/no/such/folder"}});
-    std::vector<std::string> args = {SF_CLI};
+    std::vector<std::string> args;
     for (absl::string_view a : absl::StrSplit(expanded, ' ', absl::SkipEmpty())) {
       args.emplace_back(a);
     }
@@ -363,7 +337,7 @@ TEST_F(CliBadInput, EveryCaseFailsCleanlyNamesTheCulpritAndKeepsGoodFiles) {
   int checked = 0;
   for (const Case& c : Cases()) {
     const std::vector<std::string> args = Expand(c.args);
-    const Outcome o = RunCli(args, dir_);
+    const testing::CliOutcome o = testing::RunCli(args, dir_);
     SCOPED_TRACE(c.args);
     EXPECT_GE(o.code, 1) << "accepted: " << c.args;
     EXPECT_LT(o.code, 128) << "crashed (signal " << o.code - 128 << "):\n" << o.err;

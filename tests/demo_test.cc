@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "reports/results_db.h"
+#include "tests/cli_runner.h"
 #include "tests/repo_data.h"
 
 using sparseflash::testing::RepoData;
@@ -20,17 +21,11 @@ namespace sparseflash {
 namespace {
 
 std::string Demo(const std::string& out, int* status) {
-  const std::string command = absl::StrCat(SF_CLI, " demo --no-replay --out ", out,
-                                           " --tiny-model ", RepoData("tinystories-relu-260k"),
-                                           " 2>/dev/null");
-  FILE* p = popen(command.c_str(), "r");
-  std::string text;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, n);
-  const int st = pclose(p);
-  *status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return text;
+  const testing::CliOutcome o = testing::Shell(
+      testing::CliCommandLine(absl::StrCat("demo --no-replay --out ", out, " --tiny-model ",
+                                           RepoData("tinystories-relu-260k"), " 2>/dev/null")));
+  *status = o.code;
+  return o.out;
 }
 
 TEST(Demo, WritesTheDatabaseAndTheReportAndResumes) {

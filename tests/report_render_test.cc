@@ -11,30 +11,16 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/cli_runner.h"
 
 namespace sparseflash {
 namespace {
 
-struct Output {
-  int status = -1;
-  std::string text;
-};
-
-Output Shell(const std::string& command) {
-  Output out;
-  FILE* p = popen(command.c_str(), "r");
-  if (!p) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.text.append(buf, n);
-  const int st = pclose(p);
-  out.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return out;
-}
+using testing::Shell;
 
 std::string Browser() {
   for (const char* name : {"chromium", "chromium-browser", "google-chrome"}) {
-    if (Shell(absl::StrCat("command -v ", name, " >/dev/null 2>&1")).status == 0) return name;
+    if (Shell(absl::StrCat("command -v ", name, " >/dev/null 2>&1")).code == 0) return name;
   }
   return "";
 }
@@ -63,30 +49,33 @@ TEST(ReportRender, HeadlessChromiumRendersTheReport) {
       device: "oneplus12" model: "turbosparse-mistral-7b" strategy: "powerinfer2"
       policy: [ "lru", "belady" ] memory_fraction: [ 0.5, 0.75 ]
     })pb";
-  const std::string cli = SF_CLI;
-  ASSERT_EQ(Shell(absl::StrCat(cli, " sweep --config ", dir, "/sweep.textproto --db ", dir,
-                             "/r.db --jobs 2 2>&1"))
-                .status,
+  ASSERT_EQ(Shell(testing::CliCommandLine(absl::StrCat("sweep --config ", dir,
+                                                      "/sweep.textproto --db ", dir,
+                                                      "/r.db --jobs 2 2>&1")))
+                .code,
             0);
-  ASSERT_EQ(Shell(absl::StrCat(cli, " report --db ", dir, "/r.db --out ", dir, "/out")).status, 0);
+  ASSERT_EQ(Shell(testing::CliCommandLine(
+                      absl::StrCat("report --db ", dir, "/r.db --out ", dir, "/out")))
+                .code,
+            0);
   const std::string page = absl::StrCat("file://", dir, "/out/report.html");
   const std::string flags = "--headless --no-sandbox --disable-gpu --hide-scrollbars";
 
-  Output shot = Shell(absl::StrCat(browser, " ", flags, " --window-size=1400,2400 --screenshot=", dir,
+  testing::CliOutcome shot = Shell(absl::StrCat(browser, " ", flags, " --window-size=1400,2400 --screenshot=", dir,
                                  "/shot.png ", page, " 2>&1"));
-  ASSERT_TRUE(std::filesystem::exists(dir + "/shot.png")) << shot.text;
+  ASSERT_TRUE(std::filesystem::exists(dir + "/shot.png")) << shot.out;
   std::ifstream png(dir + "/shot.png", std::ios::binary);
   char magic[8] = {};
   png.read(magic, 8);
   EXPECT_EQ(std::string(magic + 1, 3), "PNG");
   EXPECT_GT(std::filesystem::file_size(dir + "/shot.png"), 20'000u);  // not a blank page
 
-  Output dom = Shell(absl::StrCat(browser, " ", flags, " --enable-logging=stderr --v=0 --dump-dom ",
+  testing::CliOutcome dom = Shell(absl::StrCat(browser, " ", flags, " --enable-logging=stderr --v=0 --dump-dom ",
                                 page, " 2>", dir, "/console.txt"));
-  EXPECT_EQ(dom.status, 0);
+  EXPECT_EQ(dom.code, 0);
   // tokens/s, 2 speedups, policies, time split, latency CDF.
-  EXPECT_EQ(Count(dom.text, "<svg"), 6u) << dom.text.substr(0, 2000);
-  EXPECT_NE(dom.text.find("is fastest"), std::string::npos);
+  EXPECT_EQ(Count(dom.out, "<svg"), 6u) << dom.out.substr(0, 2000);
+  EXPECT_NE(dom.out.find("is fastest"), std::string::npos);
   std::ifstream console_file(dir + "/console.txt");
   std::stringstream console;
   console << console_file.rdbuf();

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "reports/results_db.h"
+#include "tests/cli_runner.h"
 
 namespace sparseflash {
 namespace {
@@ -44,25 +45,9 @@ std::string WriteSweep() {
   return path;
 }
 
-pid_t Spawn(const std::vector<std::string>& args) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    std::vector<char*> argv;
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  return pid;
-}
+pid_t Spawn(const std::vector<std::string>& args) { return testing::SpawnCli(args); }
 
-int Wait(pid_t pid) {
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
-}
+int Wait(pid_t pid) { return testing::WaitCli(pid); }
 
 // Rows in the database, read with plain SQLite (no migration, no writes).
 int64_t StoredRuns(const std::string& db) {
@@ -84,7 +69,7 @@ int64_t StoredRuns(const std::string& db) {
 }
 
 std::vector<std::string> SweepArgs(const std::string& config, const std::string& db) {
-  return {SF_CLI, "sweep", "--config", config, "--db", db, "--jobs", "2"};
+  return {"sweep", "--config", config, "--db", db, "--jobs", "2"};
 }
 
 TEST(SweepCli, KilledSweepsResumeWithEveryConfigurationOnce) {
@@ -97,7 +82,7 @@ TEST(SweepCli, KilledSweepsResumeWithEveryConfigurationOnce) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     kill(pid, SIGKILL);
-    EXPECT_EQ(Wait(pid), -SIGKILL);
+    EXPECT_EQ(Wait(pid), 128 + SIGKILL);
     EXPECT_LT(StoredRuns(db), kConfigurations) << "the sweep finished before it was killed";
   }
   ASSERT_EQ(Wait(Spawn(SweepArgs(config, db))), 0);
@@ -127,12 +112,12 @@ TEST(SweepCli, MergedShardsEqualTheWholeSweep) {
     EXPECT_EQ(StoredRuns(shards.back()), kConfigurations / 3);
   }
   const std::string merged = Fresh("merged_shards.db");
-  std::vector<std::string> merge = {SF_CLI, "db", "merge", merged};
+  std::vector<std::string> merge = {"db", "merge", merged};
   merge.insert(merge.end(), shards.begin(), shards.end());
   ASSERT_EQ(Wait(Spawn(merge)), 0);
   EXPECT_EQ(StoredRuns(merged), kConfigurations);
   // Merging a shard again changes nothing: its runs are identical.
-  ASSERT_EQ(Wait(Spawn({SF_CLI, "db", "merge", merged, shards[0]})), 0);
+  ASSERT_EQ(Wait(Spawn({"db", "merge", merged, shards[0]})), 0);
   EXPECT_EQ(StoredRuns(merged), kConfigurations);
   // Running the whole sweep on the merged database has nothing left to do.
   ASSERT_EQ(Wait(Spawn(SweepArgs(config, merged))), 0);
