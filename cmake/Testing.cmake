@@ -6,6 +6,12 @@ function(sf_test name)
   target_link_libraries(${name} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/tests)
   add_test(NAME ${name} COMMAND ${name} WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  # Cross builds: CTest runs the test through the emulator; tests that start the
+  # sparseflash binary themselves prefix it the same way (tests/cli_runner.h).
+  if(CMAKE_CROSSCOMPILING_EMULATOR)
+    list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " emulator)
+    set_tests_properties(${name} PROPERTIES ENVIRONMENT "SF_TEST_EMULATOR=${emulator}")
+  endif()
 endfunction()
 
 # sf_benchmark(NAME SOURCES... LIBS ...): a Google Benchmark binary (not run by CTest).

@@ -1,10 +1,14 @@
 #include "engine/real/sparse_ffn_kernel.h"
 
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
+#include "absl/strings/str_join.h"
 #include "common/random.h"
 #include "gtest/gtest.h"
+#include "hwy/targets.h"
 
 namespace sparseflash {
 namespace {
@@ -36,16 +40,29 @@ TEST_P(KernelMatchesScalar, OnRandomBundles) {
     }
     bundles.push_back(b);
   }
-  std::vector<float> x(s.d_model), simd(s.d_model, 0.5f), scalar(s.d_model, 0.5f);
+  std::vector<float> x(s.d_model), scalar(s.d_model, 0.5f);
   for (float& v : x) v = static_cast<float>(rng.Uniform() * 2 - 1);
-  SparseFfn(s, bundles.data(), count, x.data(), simd.data());
   SparseFfnScalar(s, bundles.data(), count, x.data(), scalar.data());
   double max_abs = 0;
   for (float v : scalar) max_abs = std::max(max_abs, std::fabs(double(v)));
   ASSERT_GT(max_abs, 0.5);  // some neurons were active
-  for (int i = 0; i < s.d_model; ++i) {
-    EXPECT_NEAR(simd[i], scalar[i], 1e-4 * max_abs) << i << " on " << SparseFfnTarget();
+  // Every SIMD target this build compiled that the CPU (or emulator) runs, not
+  // only the one the dispatcher would pick: the phone's code is tested too.
+  std::vector<std::string> tested;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    ASSERT_EQ(std::string(SparseFfnTarget()), hwy::TargetName(target));
+    std::vector<float> simd(s.d_model, 0.5f);
+    SparseFfn(s, bundles.data(), count, x.data(), simd.data());
+    for (int i = 0; i < s.d_model; ++i) {
+      EXPECT_NEAR(simd[i], scalar[i], 1e-4 * max_abs) << i << " on " << SparseFfnTarget();
+    }
+    tested.push_back(SparseFfnTarget());
   }
+  hwy::SetSupportedTargetsForTest(0);
+  ASSERT_FALSE(tested.empty());
+  RecordProperty("targets", absl::StrJoin(tested, " "));
+  std::printf("sparse FFN kernel checked on: %s\n", absl::StrJoin(tested, " ").c_str());
 }
 
 INSTANTIATE_TEST_SUITE_P(Formats, KernelMatchesScalar,
