@@ -4,10 +4,10 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
-#include <regex>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "common/files.h"
 
 namespace sparseflash {
@@ -32,7 +32,8 @@ constexpr char kKnownDtypes[] =
 
 struct NpyFile {
   std::string path;
-  std::ifstream in;
+  std::unique_ptr<std::istream> owned;  // the file, when opened by path
+  std::istream* in = nullptr;
   int64_t rows = 0, cols = 0;
   Dtype dtype{};
   std::vector<char> row;
@@ -42,37 +43,56 @@ absl::Status Bad(const std::string& path, const std::string& what) {
   return absl::InvalidArgumentError(absl::StrCat(path, ": ", what));
 }
 
+// The text between the quotes after `key` ("'descr': '<f4'" gives <f4).
+bool QuotedValue(const std::string& header, const std::string& key, std::string* out) {
+  size_t at = header.find(key);
+  if (at == std::string::npos) return false;
+  const size_t open = header.find('\'', at + key.size());
+  const size_t close = open == std::string::npos ? open : header.find('\'', open + 1);
+  if (close == std::string::npos) return false;
+  *out = header.substr(open + 1, close - open - 1);
+  return true;
+}
+
+// "'shape': (rows, cols)" with an optional trailing comma; false for other ranks.
+bool Shape2D(const std::string& header, int64_t* rows, int64_t* cols) {
+  const size_t at = header.find("'shape':");
+  if (at == std::string::npos) return false;
+  const size_t open = header.find('(', at), close = header.find(')', at);
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  std::vector<std::string> parts =
+      absl::StrSplit(header.substr(open + 1, close - open - 1), ',', absl::SkipWhitespace());
+  return parts.size() == 2 && absl::SimpleAtoi(parts[0], rows) &&
+         absl::SimpleAtoi(parts[1], cols) && *rows >= 0 && *cols >= 0;
+}
+
 absl::StatusOr<std::string> ReadHeader(NpyFile* f) {
   char magic[8];
-  if (!f->in.read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
+  if (!f->in->read(magic, 8) || std::memcmp(magic, "\x93NUMPY", 6) != 0) {
     return Bad(f->path, "not a .npy file (bad magic)");
   }
   uint32_t header_len = 0;
   if (magic[6] == 1) {
     uint16_t len16 = 0;
-    f->in.read(reinterpret_cast<char*>(&len16), 2);
+    f->in->read(reinterpret_cast<char*>(&len16), 2);
     header_len = len16;
   } else {
-    f->in.read(reinterpret_cast<char*>(&header_len), 4);
+    f->in->read(reinterpret_cast<char*>(&header_len), 4);
   }
-  if (!f->in || header_len > 65536) return Bad(f->path, "corrupt .npy header length");
+  if (!*f->in || header_len > 65536) return Bad(f->path, "corrupt .npy header length");
   std::string header(header_len, '\0');
-  if (!f->in.read(header.data(), header_len)) return Bad(f->path, "truncated .npy header");
+  if (!f->in->read(header.data(), header_len)) return Bad(f->path, "truncated .npy header");
   return header;
 }
 
-// Parses the header and checks it against the model before allocating a row.
-absl::Status OpenNpy(NpyFile* f, int64_t want_cols) {
-  if (IsDirectory(f->path)) return Bad(f->path, "is a directory; expected a .npy file");
-  f->in.open(f->path, std::ios::binary);
-  if (!f->in) return absl::NotFoundError(absl::StrCat(f->path, ": cannot open"));
+// Parses the header of f->in and checks it against the model before allocating a row.
+absl::Status ParseNpyHeader(NpyFile* f, int64_t want_cols) {
   absl::StatusOr<std::string> header = ReadHeader(f);
   if (!header.ok()) return header.status();
-  std::smatch m;
-  if (!std::regex_search(*header, m, std::regex("'descr':\\s*'([^']*)'"))) {
+  std::string descr;
+  if (!QuotedValue(*header, "'descr':", &descr)) {
     return Bad(f->path, "no 'descr' in .npy header");
   }
-  const std::string descr = m[1];
   const Dtype* dtype = nullptr;
   for (const Dtype& d : kDtypes) {
     if (descr == d.descr) dtype = &d;
@@ -84,8 +104,7 @@ absl::Status OpenNpy(NpyFile* f, int64_t want_cols) {
   if (header->find("'fortran_order': True") != std::string::npos) {
     return Bad(f->path, "Fortran-order arrays are not supported; save with C order");
   }
-  if (!std::regex_search(*header, m, std::regex("'shape':\\s*\\((\\d+),\\s*(\\d+),?\\s*\\)")) ||
-      !absl::SimpleAtoi(m[1].str(), &f->rows) || !absl::SimpleAtoi(m[2].str(), &f->cols)) {
+  if (!Shape2D(*header, &f->rows, &f->cols)) {
     return Bad(f->path, "expected a 2-D array of shape (tokens, neurons)");
   }
   if (f->cols != want_cols) {
@@ -150,7 +169,11 @@ absl::StatusOr<std::vector<std::unique_ptr<NpyFile>>> OpenAll(
   for (const std::string& p : layer_files) {
     auto f = std::make_unique<NpyFile>();
     f->path = p;
-    if (absl::Status s = OpenNpy(f.get(), shape.d_ffn); !s.ok()) return s;
+    if (IsDirectory(p)) return Bad(p, "is a directory; expected a .npy file");
+    f->owned = std::make_unique<std::ifstream>(p, std::ios::binary);
+    f->in = f->owned.get();
+    if (!*f->in) return absl::NotFoundError(absl::StrCat(p, ": cannot open"));
+    if (absl::Status s = ParseNpyHeader(f.get(), shape.d_ffn); !s.ok()) return s;
     if (absl::Status s = CheckFloatThreshold(*f, threshold); !s.ok()) return s;
     if (!files.empty() && f->rows != files[0]->rows) {
       return Bad(p, absl::StrCat("has ", f->rows, " tokens, ", files[0]->path, " has ",
@@ -162,6 +185,25 @@ absl::StatusOr<std::vector<std::unique_ptr<NpyFile>>> OpenAll(
 }
 
 }  // namespace
+
+absl::Status ForEachNpyRow(std::istream& in, const std::string& origin, int64_t neurons,
+                           double threshold,
+                           const std::function<void(const std::vector<uint32_t>&)>& row) {
+  NpyFile f;
+  f.path = origin;
+  f.in = &in;
+  if (absl::Status s = ParseNpyHeader(&f, neurons); !s.ok()) return s;
+  if (absl::Status s = CheckFloatThreshold(f, threshold); !s.ok()) return s;
+  std::vector<uint32_t> ids;
+  for (int64_t t = 0; t < f.rows; ++t) {
+    if (!in.read(f.row.data(), f.row.size())) {
+      return Bad(origin, absl::StrCat("truncated at token ", t, " of ", f.rows));
+    }
+    RowToIds(f, threshold, &ids);
+    row(ids);
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<uint64_t> ImportNpyMasks(const std::vector<std::string>& layer_files,
                                         const TraceModelShape& shape,
@@ -193,7 +235,7 @@ absl::StatusOr<uint64_t> ImportNpyMasks(const std::vector<std::string>& layer_fi
     token.token = t;
     for (int l = 0; l < shape.layers; ++l) {
       NpyFile& f = *(*files)[l];
-      if (!f.in.read(f.row.data(), f.row.size())) {
+      if (!f.in->read(f.row.data(), f.row.size())) {
         return Bad(f.path, absl::StrCat("truncated at token ", t, " of ", rows));
       }
       token.layers[l].layer = l;

@@ -6,6 +6,8 @@
 // rows are streamed, so memory is one row per layer.
 #pragma once
 
+#include <functional>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,13 @@ struct NpyImportOptions {
   double threshold = -1;  // for float arrays: active when |v| > threshold; < 0 = not given
   TraceWriterOptions writer;
 };
+
+// Reads one array from `in` (named `origin` in errors): checks its header against
+// `neurons` per row (and the threshold for floats), then calls `row` with each
+// token's active ids. The core of the import, for tests and fuzzing.
+absl::Status ForEachNpyRow(std::istream& in, const std::string& origin, int64_t neurons,
+                           double threshold,
+                           const std::function<void(const std::vector<uint32_t>&)>& row);
 
 // Imports the per-layer files into `out_path`; returns the tokens imported.
 absl::StatusOr<uint64_t> ImportNpyMasks(const std::vector<std::string>& layer_files,
