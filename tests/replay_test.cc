@@ -2,6 +2,7 @@
 // simulator for the same configuration: the same engine code must make the same
 // decisions, so flash bytes per token and cache hits are identical; only time
 // differs. Uses the small catalog model so it runs in a second.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -172,6 +173,45 @@ INSTANTIATE_TEST_SUITE_P(
         FaultCase{"short", FlashFault::kShortRead, absl::StatusCode::kDataLoss, "short read"},
         FaultCase{"stall", FlashFault::kStall, absl::StatusCode::kDeadlineExceeded, "stalled"}),
     [](const ::testing::TestParamInfo<FaultCase>& i) { return std::string(i.param.name); });
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// Android apps may not use io_uring (seccomp): with --io auto a refused
+// io_uring_setup falls back to the pread device with a one-line notice, and the
+// run makes the same decisions and reads the same bytes.
+TEST(Replay, RefusedIoUringFallsBackToPreadWithTheSameResults) {
+  ModelSpec model = *LoadModel("tinystories-relu-260k");
+  const std::string weights = ::testing::TempDir() + "/tiny_fallback.sfw";
+  ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, weights, true, nullptr).ok());
+  RunSetupConfig rc{
+      .model = model, .tokens = 12, .strategy = "powerinfer2", .ffn_resident = 0.3, .cpu_cores = 2};
+  std::vector<RealRunResult> runs;
+  for (bool deny : {false, true}) {
+    absl::StatusOr<RunSetup> setup = PrepareRun(rc);
+    ASSERT_TRUE(setup.ok()) << setup.status();
+    absl::StatusOr<RealRunResult> real =
+        RunReal(*setup, model, {.weights_path = weights, .io = "auto", .deny_uring_for_test = deny});
+    ASSERT_TRUE(real.ok()) << real.status();
+    runs.push_back(*std::move(real));
+  }
+  EXPECT_EQ(runs[1].notice.find("using a pread thread pool") != std::string::npos, true)
+      << runs[1].notice;
+  auto lines = [](const std::string& s) {
+    return s.empty() ? 0 : 1 + std::count(s.begin(), s.end(), '\n');
+  };
+  EXPECT_EQ(lines(runs[1].notice), lines(runs[0].notice) + 1) << "one line more";
+  ASSERT_EQ(runs[0].record.tokens.size(), runs[1].record.tokens.size());
+  for (size_t t = 0; t < runs[0].record.tokens.size(); ++t) {
+    EXPECT_EQ(runs[0].record.tokens[t].flash_bytes, runs[1].record.tokens[t].flash_bytes) << t;
+    EXPECT_EQ(runs[0].record.tokens[t].cache_hits, runs[1].record.tokens[t].cache_hits) << t;
+  }
+  EXPECT_EQ(runs[0].engine_read_bytes, runs[1].engine_read_bytes);
+  std::filesystem::remove(weights);
+}
 
 }  // namespace
 }  // namespace sparseflash

@@ -1,10 +1,12 @@
 #include "engine/real/real_env.h"
 
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <liburing.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -287,6 +289,26 @@ Nanos DeviceCounters::busy() const {
   return Nanos{busy_ns_};
 }
 
+std::string UringUnavailableReason() {
+  static const std::string reason = [] {
+    const pid_t pid = fork();
+    if (pid < 0) return absl::StrCat("cannot fork to probe io_uring: ", std::strerror(errno));
+    if (pid == 0) {
+      io_uring ring;
+      _exit(io_uring_queue_init(1, &ring, 0) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return std::string("io_uring probe lost its child");
+    if (WIFSIGNALED(status)) {
+      return absl::StrCat("io_uring_setup killed a probe process with signal ", WTERMSIG(status),
+                          WTERMSIG(status) == SIGSYS ? " (SIGSYS: blocked by a seccomp policy)"
+                                                     : "");
+    }
+    return std::string(WEXITSTATUS(status) == 0 ? "" : "io_uring_setup failed");
+  }();
+  return reason;
+}
+
 absl::StatusOr<std::unique_ptr<FlashDevice>> OpenFlashDevice(const FlashOpenOptions& o,
                                                              CompletionQueue* queue,
                                                              std::string* notice) {
@@ -302,8 +324,11 @@ absl::StatusOr<std::unique_ptr<FlashDevice>> OpenFlashDevice(const FlashOpenOpti
     return absl::NotFoundError(absl::StrCat(o.path, ": cannot open: ", std::strerror(errno)));
   }
   if (o.io != "pread") {
+    const std::string denied =
+        o.deny_uring_for_test ? "io_uring_setup denied (test)" : UringUnavailableReason();
     absl::StatusOr<std::unique_ptr<UringFlashDevice>> uring =
-        UringFlashDevice::Create(fd, o.queue_depth, queue);
+        denied.empty() ? UringFlashDevice::Create(fd, o.queue_depth, queue)
+                       : absl::UnavailableError(denied);
     if (uring.ok()) return std::unique_ptr<FlashDevice>(*std::move(uring));
     if (o.io == "uring") {
       close(fd);

@@ -50,7 +50,15 @@ struct FlashOpenOptions {
   bool direct = true;       // O_DIRECT; false only where the file system refuses it
   int queue_depth = 32;     // io_uring entries / pread threads
   std::string io = "auto";  // "uring", "pread" or "auto" (uring, else pread with a notice)
+  // Tests: behave as if the system refused io_uring_setup (as Android's seccomp
+  // policy does for apps).
+  bool deny_uring_for_test = false;
 };
+
+// Whether this process may use io_uring: probed once, in a child process, since
+// a seccomp filter (Android apps) kills the caller with SIGSYS instead of
+// returning an error. "" when allowed, else why not.
+std::string UringUnavailableReason();
 
 // Opens the weight file and the device; `notice` gets one line when a fallback
 // was taken (no O_DIRECT, no io_uring).

@@ -221,7 +221,11 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   const ResourcePlan resources = setup.strategy->resources();
   CompletionQueue queue;
   absl::StatusOr<std::unique_ptr<FlashDevice>> flash = OpenFlashDevice(
-      {.path = o.weights_path, .queue_depth = o.io_depth, .io = o.io}, &queue, &result.notice);
+      {.path = o.weights_path,
+       .queue_depth = o.io_depth,
+       .io = o.io,
+       .deny_uring_for_test = o.deny_uring_for_test},
+      &queue, &result.notice);
   if (!flash.ok()) return flash.status();
   if (o.wrap_flash) *flash = o.wrap_flash(*std::move(flash));
   RealizingFlash realizing_flash(*std::move(flash), *weights);

@@ -36,6 +36,7 @@ struct RealRunOptions {
   std::string weights_path;
   std::string io = "auto";  // uring | pread | auto
   int io_depth = 64;
+  bool deny_uring_for_test = false;  // see FlashOpenOptions
   // A run in which nothing completes for this long is abandoned (hung device).
   Nanos stall_timeout = Seconds(60);
   // Tests: wraps the opened device (e.g. in a FaultInjectingFlashDevice).
