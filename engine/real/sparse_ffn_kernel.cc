@@ -170,17 +170,17 @@ float RowDot(D16 d16, const FfnKernelShape& s, const uint8_t* row, const Prepare
   return hn::GetLane(hn::SumOfLanes(df, total)) - offset;
 }
 
-// Weights of 4 * lanes... as floats: int4 bytes give the low nibbles (even
-// elements) and the high nibbles (odd elements), still offset by 8.
-struct Nibbles {
-  hn::Vec<FloatTag> even, odd;
-};
-Nibbles LoadInt4(const uint8_t* bytes) {
+// even += f * low nibbles (even elements), odd += f * high nibbles (odd
+// elements) of int4 `bytes`, still offset by 8. (Vectors are passed by
+// reference, not held in a struct: SVE vectors are sizeless.)
+template <class V>
+void MulAddInt4(const uint8_t* bytes, V f, V& even, V& odd) {
   const FloatTag df;
   const Int32Tag di;
   const hn::Rebind<uint8_t, FloatTag> du8;
   const auto b = hn::PromoteTo(di, hn::LoadU(du8, bytes));
-  return {hn::ConvertTo(df, hn::And(b, hn::Set(di, 0xf))), hn::ConvertTo(df, hn::ShiftRight<4>(b))};
+  even = hn::MulAdd(hn::ConvertTo(df, hn::And(b, hn::Set(di, 0xf))), f, even);
+  odd = hn::MulAdd(hn::ConvertTo(df, hn::ShiftRight<4>(b)), f, odd);
 }
 
 // Down columns of up to four active neurons, accumulated together.
@@ -214,10 +214,7 @@ void AccumulateDown(const FfnKernelShape& s, const DownBatch& batch, float* scal
       for (int k = g * half; k < (g + 1) * half; k += lanes) {
         auto even = hn::LoadU(df, out_even + k), odd = hn::LoadU(df, out_odd + k);
         for (int j = 0; j < batch.n; ++j) {
-          const Nibbles w = LoadInt4(batch.col[j] + k);
-          const auto f = hn::Set(df, hs[j][g]);
-          even = hn::MulAdd(w.even, f, even);
-          odd = hn::MulAdd(w.odd, f, odd);
+          MulAddInt4(batch.col[j] + k, hn::Set(df, hs[j][g]), even, odd);
         }
         hn::StoreU(even, df, out_even + k);
         hn::StoreU(odd, df, out_odd + k);
