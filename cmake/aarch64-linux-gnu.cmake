@@ -11,6 +11,8 @@ set(CMAKE_LIBRARY_ARCHITECTURE aarch64-linux-gnu)
 set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(ENV{PKG_CONFIG_LIBDIR} "/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig")
 # `-cpu max` lets qemu run every Arm extension it emulates (SVE, SVE2), so the
-# kernel's tests cover those targets as well as NEON.
+# kernel's tests cover those targets as well as NEON. The guest's loader and
+# libraries are the multiarch :arm64 ones (`-L /`): with the cross toolchain's own
+# copy (`-L /usr/aarch64-linux-gnu`) the first pthread_create hangs under qemu 7.2.
 set(SF_QEMU_CPU "max" CACHE STRING "qemu-aarch64 -cpu for tests")
-set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -cpu ${SF_QEMU_CPU} -L /usr/aarch64-linux-gnu)
+set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64 -cpu ${SF_QEMU_CPU} -L /)

@@ -23,7 +23,7 @@ for flag in "$@"; do
 done
 
 if [ "$arm64" = 1 ]; then
-  packages+=(crossbuild-essential-arm64 qemu-user)
+  packages+=(crossbuild-essential-arm64 qemu-user libc6:arm64 libstdc++6:arm64)
   for lib in libabsl-dev libprotobuf-dev libsqlite3-dev liburing-dev libgtest-dev libgmock-dev \
              libbenchmark-dev libzstd-dev libhwy-dev; do
     packages+=("$lib:arm64")

@@ -1,7 +1,6 @@
 #include "engine/real/real_env.h"
 
 #include <fcntl.h>
-#include <sys/wait.h>
 #include <liburing.h>
 #include <unistd.h>
 
@@ -289,22 +288,29 @@ Nanos DeviceCounters::busy() const {
   return Nanos{busy_ns_};
 }
 
+namespace {
+
+volatile sig_atomic_t g_sigsys_seen = 0;
+void OnSigsys(int) { g_sigsys_seen = 1; }
+
+}  // namespace
+
+// Android answers a blocked system call with SIGSYS (its app seccomp filter
+// traps); a handler installed for the probe turns that into a refusal.
 std::string UringUnavailableReason() {
   static const std::string reason = [] {
-    const pid_t pid = fork();
-    if (pid < 0) return absl::StrCat("cannot fork to probe io_uring: ", std::strerror(errno));
-    if (pid == 0) {
-      io_uring ring;
-      _exit(io_uring_queue_init(1, &ring, 0) == 0 ? 0 : 1);
-    }
-    int status = 0;
-    if (waitpid(pid, &status, 0) != pid) return std::string("io_uring probe lost its child");
-    if (WIFSIGNALED(status)) {
-      return absl::StrCat("io_uring_setup killed a probe process with signal ", WTERMSIG(status),
-                          WTERMSIG(status) == SIGSYS ? " (SIGSYS: blocked by a seccomp policy)"
-                                                     : "");
-    }
-    return std::string(WEXITSTATUS(status) == 0 ? "" : "io_uring_setup failed");
+    struct sigaction handler = {}, previous = {};
+    handler.sa_handler = OnSigsys;
+    sigemptyset(&handler.sa_mask);
+    sigaction(SIGSYS, &handler, &previous);
+    g_sigsys_seen = 0;
+    io_uring ring;
+    const int err = io_uring_queue_init(1, &ring, 0);
+    sigaction(SIGSYS, &previous, nullptr);
+    if (g_sigsys_seen) return std::string("io_uring_setup is blocked by a seccomp policy (SIGSYS)");
+    if (err < 0) return absl::StrCat("io_uring_setup failed: ", std::strerror(-err));
+    io_uring_queue_exit(&ring);
+    return std::string();
   }();
   return reason;
 }
@@ -324,6 +330,7 @@ absl::StatusOr<std::unique_ptr<FlashDevice>> OpenFlashDevice(const FlashOpenOpti
     return absl::NotFoundError(absl::StrCat(o.path, ": cannot open: ", std::strerror(errno)));
   }
   if (o.io != "pread") {
+    // Probed once; the device below then sets up its own ring.
     const std::string denied =
         o.deny_uring_for_test ? "io_uring_setup denied (test)" : UringUnavailableReason();
     absl::StatusOr<std::unique_ptr<UringFlashDevice>> uring =

@@ -55,9 +55,9 @@ struct FlashOpenOptions {
   bool deny_uring_for_test = false;
 };
 
-// Whether this process may use io_uring: probed once, in a child process, since
-// a seccomp filter (Android apps) kills the caller with SIGSYS instead of
-// returning an error. "" when allowed, else why not.
+// Whether this process may use io_uring: probed once, with a SIGSYS handler in
+// place, since a seccomp filter (Android apps) answers io_uring_setup with SIGSYS
+// instead of an error. "" when allowed, else why not.
 std::string UringUnavailableReason();
 
 // Opens the weight file and the device; `notice` gets one line when a fallback
