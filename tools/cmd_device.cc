@@ -1,4 +1,5 @@
 // sparseflash device list|show.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -16,11 +17,18 @@ namespace sparseflash::cli {
 namespace {
 
 int RunList() {
-  absl::PrintF("%-14s %-10s %-8s %-11s %s\n", "name", "flash", "cores", "app memory",
+  // Columns as wide as their longest entry.
+  size_t name_w = 4, flash_w = 5;
+  for (const DeviceProfile& d : BuiltinDevices().items()) {
+    name_w = std::max(name_w, d.name.size());
+    flash_w = std::max(flash_w, d.flash.interface.size());
+  }
+  const int nw = static_cast<int>(name_w), fw = static_cast<int>(flash_w);
+  absl::PrintF("%-*s  %-*s  %5s  %10s  %s\n", nw, "name", fw, "flash", "cores", "app memory",
                "description");
   for (const DeviceProfile& d : BuiltinDevices().items()) {
-    absl::PrintF("%-14s %-10s %-8d %-11s %s\n", d.name, d.flash.interface, d.total_cores(),
-                 FormatBytes(d.dram.app_available_bytes), d.description);
+    absl::PrintF("%-*s  %-*s  %5d  %10s  %s\n", nw, d.name, fw, d.flash.interface,
+                 d.total_cores(), FormatBytes(d.dram.app_available_bytes), d.description);
   }
   return 0;
 }
