@@ -38,6 +38,7 @@ struct FlashRead {
   bool sequential = false;
   int64_t range_bytes = 0;                   // address range the reads fall in; 0 = large
   std::shared_ptr<const ReadTarget> target;  // real devices only
+  int32_t layer = -1;                        // for timelines: the layer it serves; -1 = none
 };
 
 enum class ComputeKind : uint8_t {
@@ -62,6 +63,8 @@ struct ComputeTask {
   double ops = 0;
   // The real work (real backends run it on a worker; the simulator charges time).
   std::shared_ptr<const std::function<void()>> work;
+  int32_t layer = -1;  // for timelines: the layer it serves; -1 = none
+  int8_t cached = -1;  // for timelines: FFN neurons found in memory (1) or read (0); -1 = n/a
 };
 
 class CompletionSink {

@@ -63,8 +63,8 @@ class FfnPlanner {
   }
 
  private:
-  ComputeTask Task(int64_t bytes) const {
-    return {.kind = ComputeKind::kFfn, .unit = o_.unit, .bytes = bytes};
+  ComputeTask Task(int64_t bytes, bool cached) const {
+    return {.kind = ComputeKind::kFfn, .unit = o_.unit, .bytes = bytes, .cached = cached};
   }
   FlashRead Read(int64_t bytes, int64_t count) const {
     return {.request_bytes = bytes,
@@ -83,7 +83,7 @@ class FfnPlanner {
         SplitClusters(c.resident(), c.resident_active, std::max(1, o_.cluster_neurons));
     std::vector<NodeId> mine;
     for (const FlashCluster& k : clusters) {
-      mine.push_back(plan_->Compute(Task(GateBytes(k) + RestBytes(k)), {after}));
+      mine.push_back(plan_->Compute(Task(GateBytes(k) + RestBytes(k), true), {after}));
     }
     ends->insert(ends->end(), mine.begin(), mine.end());
     return mine.empty() ? after : plan_->Join(mine);
@@ -92,11 +92,11 @@ class FfnPlanner {
   // Cluster-level pipeline: each cluster is its own chain.
   NodeId PlanClusterChain(const FlashCluster& k, NodeId start) {
     NodeId gio = plan_->Read(Read(o_.reads.first_bytes, k.neurons * o_.reads.first_reads), {start});
-    if (!HasSecond()) return plan_->Compute(Task(GateBytes(k) + RestBytes(k)), {gio});
-    NodeId gc = plan_->Compute(Task(GateBytes(k)), {gio});
+    if (!HasSecond()) return plan_->Compute(Task(GateBytes(k) + RestBytes(k), false), {gio});
+    NodeId gc = plan_->Compute(Task(GateBytes(k), false), {gio});
     if (k.active == 0) return gc;
     NodeId udio = plan_->Read(Read(o_.reads.second_bytes, k.active * o_.reads.second_reads), {gc});
-    return plan_->Compute(Task(RestBytes(k)), {udio});
+    return plan_->Compute(Task(RestBytes(k), false), {udio});
   }
 
   // Matrix-level or no pipeline: each stage of every cluster waits for the
@@ -112,7 +112,7 @@ class FfnPlanner {
     stage.clear();
     for (const FlashCluster& k : clusters) {
       int64_t bytes = HasSecond() ? GateBytes(k) : GateBytes(k) + RestBytes(k);
-      stage.push_back(plan_->Compute(Task(bytes), {reads_done}));
+      stage.push_back(plan_->Compute(Task(bytes, false), {reads_done}));
     }
     NodeId gate_done = plan_->Join(stage);
     if (!HasSecond()) return gate_done;
@@ -126,7 +126,7 @@ class FfnPlanner {
     plan_->Depend(second_done, gate_done);
     stage.clear();
     for (const FlashCluster& k : clusters) {
-      if (k.active > 0) stage.push_back(plan_->Compute(Task(RestBytes(k)), {second_done}));
+      if (k.active > 0) stage.push_back(plan_->Compute(Task(RestBytes(k), false), {second_done}));
     }
     NodeId all = plan_->Join(stage);
     plan_->Depend(all, second_done);

@@ -52,6 +52,7 @@ NodeId PlanDensePrefill(const LayerCosts& c, int tokens, ComputeUnit unit, int p
   const double ops_per_layer = c.ops_per_token * tokens / c.layers;
   NodeId prev_compute = kNoNode, prev_read = kNoNode;
   for (int l = 0; l < c.layers; ++l) {
+    const NodeId first = static_cast<NodeId>(plan->size());
     NodeId read = prev_read;
     if (read_bytes_per_layer > 0) {
       FlashRead r;
@@ -64,6 +65,7 @@ NodeId PlanDensePrefill(const LayerCosts& c, int tokens, ComputeUnit unit, int p
     }
     prev_compute = plan->Parallel(ComputeKind::kOther, unit, 0, ops_per_layer,
                                   unit == ComputeUnit::kNpu ? 1 : parts, {prev_compute, read});
+    plan->StampLayer(first, l);
   }
   return plan->Join({prev_compute, prev_read});
 }

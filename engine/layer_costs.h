@@ -43,10 +43,12 @@ NodeId PlanLayers(const LayerCosts& c, int position, int threads, ComputeUnit at
                   WorkPlan* plan, FfnFn&& ffn) {
   NodeId prev = kNoNode;
   for (int l = 0; l < c.layers; ++l) {
+    const NodeId first = static_cast<NodeId>(plan->size());
     NodeId attention =
         plan->Parallel(ComputeKind::kAttention, attention_unit, c.AttentionBytes(position), 0,
                        attention_unit == ComputeUnit::kNpu ? 1 : threads, {prev});
     prev = ffn(l, attention);
+    plan->StampLayer(first, l);
   }
   return plan->Parallel(ComputeKind::kOther, ComputeUnit::kCpu, c.head_bytes, 0, threads, {prev});
 }

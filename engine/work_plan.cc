@@ -56,4 +56,11 @@ NodeId WorkPlan::Parallel(ComputeKind kind, ComputeUnit unit, int64_t bytes, dou
   return join;
 }
 
+void WorkPlan::StampLayer(NodeId from, int layer) {
+  for (size_t i = static_cast<size_t>(from); i < nodes_.size(); ++i) {
+    nodes_[i].read.layer = layer;
+    nodes_[i].task.layer = layer;
+  }
+}
+
 }  // namespace sparseflash

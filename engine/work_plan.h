@@ -48,6 +48,9 @@ class WorkPlan {
   // the join of them (which also follows `deps`, so it is valid with no work).
   NodeId Parallel(ComputeKind kind, ComputeUnit unit, int64_t bytes, double ops, int parts,
                   std::initializer_list<NodeId> deps);
+  // Marks the reads and tasks of nodes [from, size()) as serving `layer` (for
+  // timelines; decisions never read it).
+  void StampLayer(NodeId from, int layer);
 
   std::vector<WorkNode>& nodes() { return nodes_; }
   const std::vector<WorkNode>& nodes() const { return nodes_; }

@@ -119,7 +119,12 @@ void SimComputeBackend::Finish(Worker* w, bool npu) {
   w->busy_time += queue_->now() - w->start;
   const uint64_t tag = w->task.tag;
   if (timeline_) {
-    timeline_->Add(w->lane, ComputeKindName(w->task.kind), w->start, queue_->now(), 0);
+    timeline_->AddSpan(w->lane,
+                       {.name = ComputeKindName(w->task.kind),
+                        .layer = w->task.layer,
+                        .bytes = w->task.bytes,
+                        .cached = w->task.cached},
+                       w->start, queue_->now());
   }
   if (npu) {
     Dispatch(npu_, npu_waiting_);

@@ -98,7 +98,14 @@ void SimFlashDevice::OnEvent(uint64_t generation) {
   }
   Reschedule();
   for (const Batch& b : done) {
-    if (timeline_) timeline_->Add(lane_, "read", b.submitted, queue_->now(), 0);
+    if (timeline_) {
+      timeline_->AddAsync(lane_,
+                          {.name = b.read.sequential ? "sequential read" : "read",
+                           .layer = b.read.layer,
+                           .bytes = static_cast<int64_t>(b.read.request_bytes) * b.read.count,
+                           .requests = b.read.count},
+                          b.submitted, queue_->now());
+    }
     // Each slot of a batch limited to k in flight turned around once per later read.
     const int64_t slots = std::max(1, b.read.max_in_flight);
     const int64_t turns = (b.read.count + slots - 1) / slots - 1;

@@ -72,7 +72,11 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   Engine engine(Env{&clock, &flash, compute->get()}, strategy.get(), setup->source.get(),
                 EngineOptions{.prompt_tokens = c.prompt_tokens, .max_tokens = tokens});
   if (c.timeline) {
-    engine.set_observer([&](int64_t, NodeId, const WorkNode&) {});
+    // Steps as the engine counts them: -1 while it prefills, then the token index.
+    c.timeline->SetStepSource([&engine, &c] {
+      const int64_t done = static_cast<int64_t>(engine.record().tokens.size());
+      return c.prompt_tokens > 0 && !engine.record().has_prefill ? -1 : done;
+    });
   }
   engine.Start();
   uint64_t reported = 0;
@@ -84,6 +88,7 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
       c.progress(reported, tokens);
     }
   }
+  if (c.timeline) c.timeline->SetStepSource(nullptr);  // the engine goes away
   if (!engine.status().ok()) return engine.status();
   if (!engine.finished()) return absl::InternalError("simulation stalled: no event left");
   result.record = engine.record();

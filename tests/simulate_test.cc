@@ -2,6 +2,8 @@
 // critical-path split, policies against the Belady bound, and the errors a user
 // sees for bad configurations.
 #include <fstream>
+#include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "devices/device_catalog.h"
@@ -125,10 +127,15 @@ TEST(Simulate, SlowFlashStillFinishes) {
   EXPECT_GT(Summarize(r->record).latency_ms_mean, 100000);
 }
 
-TEST(Simulate, ChromeTraceIsValidJson) {
+// The trace-event format's rules (what viewers need): complete events on one
+// lane nest (here: never overlap), async begin/end pairs match by id with the end
+// after the begin, every lane is named, every event says its step and layer, and
+// only the chosen tokens are kept.
+TEST(Simulate, ChromeTraceFollowsTheTraceEventRules) {
   Timeline timeline;
+  timeline.SetSteps(1, 3);
   SimulationConfig c = Config("powerinfer2");
-  c.tokens = 2;
+  c.tokens = 5;
   c.timeline = &timeline;
   ASSERT_TRUE(Simulate(c).ok());
   const std::string path = TempPath("run.json");
@@ -136,13 +143,49 @@ TEST(Simulate, ChromeTraceIsValidJson) {
   std::ifstream in(path);
   nlohmann::json j = nlohmann::json::parse(in);
   ASSERT_TRUE(j.contains("traceEvents"));
-  int reads = 0, ffn = 0;
+  std::set<int> named;
+  std::map<int, std::vector<std::pair<double, double>>> spans;  // lane -> [ts, end)
+  std::map<int64_t, double> open;                              // async id -> begin ts
+  int reads = 0, hits = 0, misses = 0;
+  std::set<int64_t> steps;
   for (const auto& e : j["traceEvents"]) {
-    if (e["ph"] == "X" && e["name"] == "read") ++reads;
-    if (e["ph"] == "X" && e["name"] == "ffn") ++ffn;
+    const std::string ph = e["ph"];
+    if (ph == "M") {
+      named.insert(e["tid"].get<int>());
+      continue;
+    }
+    ASSERT_TRUE(named.count(e["tid"].get<int>())) << e.dump();
+    if (ph == "X") {
+      ASSERT_GE(e["dur"].get<double>(), 0) << e.dump();
+      spans[e["tid"]].push_back({e["ts"], e["ts"].get<double>() + e["dur"].get<double>()});
+      if (e["args"].contains("hit")) (e["args"]["hit"].get<bool>() ? hits : misses)++;
+    } else if (ph == "b") {
+      ASSERT_FALSE(open.count(e["id"])) << "id reused: " << e.dump();
+      open[e["id"]] = e["ts"];
+      ++reads;
+      ASSERT_GT(e["args"]["requests"].get<int>(), 0);
+    } else if (ph == "e") {
+      ASSERT_TRUE(open.count(e["id"])) << "end without begin: " << e.dump();
+      EXPECT_GE(e["ts"].get<double>(), open[e["id"]]);
+      open.erase(e["id"].get<int64_t>());
+      continue;
+    } else {
+      FAIL() << "unexpected phase " << ph;
+    }
+    ASSERT_TRUE(e["args"].contains("step") && e["args"].contains("layer")) << e.dump();
+    steps.insert(e["args"]["step"].get<int64_t>());
   }
+  EXPECT_TRUE(open.empty()) << open.size() << " async events never end";
+  for (auto& [lane, list] : spans) {
+    std::sort(list.begin(), list.end());
+    for (size_t i = 1; i < list.size(); ++i) {
+      EXPECT_LE(list[i - 1].second, list[i].first + 1e-3) << "lane " << lane << " overlaps";
+    }
+  }
+  EXPECT_EQ(steps, (std::set<int64_t>{1, 2}));
   EXPECT_GT(reads, 0);
-  EXPECT_GT(ffn, 0);
+  EXPECT_GT(hits, 0);
+  EXPECT_GT(misses, 0);
 }
 
 TEST(SimulateErrors, BudgetBelowResidentSetNamesBothSizes) {

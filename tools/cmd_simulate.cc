@@ -3,7 +3,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
 #include "engine/run_summary.h"
@@ -17,12 +19,25 @@ namespace {
 
 struct SimulateArgs {
   std::string device, model, trace, strategy = "powerinfer2", policy, memory, chrome_trace, db;
+  std::string chrome_trace_tokens = "0:16";
   double ffn_resident = -1;
   int prompt_tokens = 0, threads = 0;
   uint64_t tokens = 256, seed = 1;
   std::vector<std::string> options;
   bool json = false;
 };
+
+// "A:B" with -1 <= A < B.
+absl::StatusOr<std::pair<int64_t, int64_t>> ParseStepRange(const std::string& text) {
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  int64_t a = 0, b = 0;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &a) || !absl::SimpleAtoi(parts[1], &b) ||
+      a < -1 || b <= a) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--chrome-trace-tokens '", text, "': expected A:B with -1 <= A < B, e.g. 0:16"));
+  }
+  return std::make_pair(a, b);
+}
 
 void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSummary& s) {
   absl::PrintF("%s on %s, %s, %llu tokens\n", c.strategy, c.device.name, c.model.name,
@@ -72,7 +87,12 @@ int RunSimulate(const SimulateArgs& a) {
   c.threads = a.threads;
   c.seed = a.seed;
   Timeline timeline;
-  if (!a.chrome_trace.empty()) c.timeline = &timeline;
+  if (!a.chrome_trace.empty()) {
+    absl::StatusOr<std::pair<int64_t, int64_t>> steps = ParseStepRange(a.chrome_trace_tokens);
+    if (!steps.ok()) return ReportError(steps.status());
+    timeline.SetSteps(steps->first, steps->second);
+    c.timeline = &timeline;
+  }
   if (!a.json)
     c.progress = [](uint64_t done, uint64_t total) { Progress("simulate", done, total); };
   absl::StatusOr<SimulationResult> r = Simulate(c);
@@ -96,8 +116,10 @@ int RunSimulate(const SimulateArgs& a) {
     PrintText(c, *r, s);
   }
   if (!a.chrome_trace.empty()) {
-    std::fprintf(stderr, "wrote %s (%zu spans); open it in chrome://tracing or ui.perfetto.dev\n",
-                 a.chrome_trace.c_str(), timeline.size());
+    std::fprintf(stderr,
+                 "wrote %s (%zu events of tokens %s); open it in ui.perfetto.dev or "
+                 "chrome://tracing\n",
+                 a.chrome_trace.c_str(), timeline.size(), a.chrome_trace_tokens.c_str());
   }
   return 0;
 }
@@ -141,6 +163,9 @@ void AddSimulateCommand(CLI::App& app, Dispatch& dispatch) {
   sim->add_option("--db", a->db, "Also store the run in this results database (SQLite)");
   sim->add_option("--chrome-trace", a->chrome_trace,
                   "Write the run's timeline as Chrome-trace JSON to this file");
+  sim->add_option("--chrome-trace-tokens", a->chrome_trace_tokens,
+                  "Decode tokens A:B (from A, before B) the timeline keeps; -1 is the prompt")
+      ->capture_default_str();
   sim->callback([&dispatch, a] {
     dispatch.action = [a] {
       if (a->memory.empty() && a->ffn_resident < 0) {

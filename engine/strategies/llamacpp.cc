@@ -49,6 +49,7 @@ class LlamaCpp : public Strategy {
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
     NodeId prev = kNoNode;
     for (int l = 0; l < costs_.layers; ++l) {
+      const NodeId first = static_cast<NodeId>(plan->size());
       const int64_t base = int64_t{l} * layer_stride_;
       prev = PlanScan({{base, costs_.attention_bytes}}, costs_.kv_bytes_per_token * position,
                       ComputeKind::kAttention, prev, plan);
@@ -57,6 +58,7 @@ class LlamaCpp : public Strategy {
         ffn.push_back({base + costs_.attention_bytes + set.expert * expert_bytes_, expert_bytes_});
       }
       prev = PlanScan(ffn, 0, ComputeKind::kFfn, prev, plan);
+      plan->StampLayer(first, l);
     }
     return PlanScan({{costs_.layers * layer_stride_, costs_.head_bytes}}, 0, ComputeKind::kOther,
                     prev, plan);

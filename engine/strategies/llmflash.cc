@@ -86,12 +86,14 @@ class LlmFlash : public Strategy {
     const double missing = 1 - s_.hybrid_share;
     NodeId prev = kNoNode;
     for (int l = 0; l < costs_.layers; ++l) {
+      const NodeId first = static_cast<NodeId>(plan->size());
       const int64_t layer_bytes = costs_.attention_bytes + costs_.layer_ffn_bytes;
       NodeId read = StreamRead(static_cast<int64_t>(missing * layer_bytes), prev, plan);
       NodeId attention = plan->Parallel(ComputeKind::kAttention, ComputeUnit::kCpu,
                                         costs_.AttentionBytes(position), 0, s_.threads, {read});
       prev = plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, costs_.dense_ffn_bytes, 0,
                             s_.threads, {attention});
+      plan->StampLayer(first, l);
     }
     NodeId head = StreamRead(static_cast<int64_t>(missing * costs_.head_bytes), prev, plan);
     return plan->Parallel(ComputeKind::kOther, ComputeUnit::kCpu, costs_.head_bytes, 0, s_.threads,
