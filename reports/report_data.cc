@@ -124,29 +124,29 @@ void FindFastest(Study& s) {
   s.fastest.assign(best.begin(), best.end());
 }
 
+// Groups runs that differ only in their cache policy (a default-policy run
+// counts as the policy it used) by strategy and budget.
 void ComparePolicies(Study& s, const std::vector<const ReportRun*>& simulated) {
-  std::map<std::string, std::set<std::string>> policies_of;
+  std::map<std::string, std::vector<PolicyComparison>> by_strategy;
   for (const ReportRun* r : simulated) {
-    if (r->options.empty() && r->threads == 0) policies_of[r->strategy].insert(r->policy_used);
-  }
-  size_t most = 1;
-  for (const auto& [strategy, p] : policies_of) {
-    if (p.size() > most) most = p.size(), s.policy_strategy = strategy;
-  }
-  if (s.policy_strategy.empty()) return;
-  for (const ReportRun* r : simulated) {
-    if (r->strategy != s.policy_strategy || !r->options.empty() || r->threads != 0) continue;
-    // A default-policy run joins the series of the policy it used.
-    std::vector<const ReportRun*>& series = s.policies[r->policy_used.empty() ? "default" : r->policy_used];
-    const bool duplicate = std::any_of(series.begin(), series.end(), [&](const ReportRun* o) {
-      return o->cache_bytes == r->cache_bytes;
+    if (!r->options.empty() || r->threads != 0) continue;
+    const std::string policy = r->policy_used.empty() ? "default" : r->policy_used;
+    std::vector<PolicyComparison>& groups = by_strategy[r->strategy];
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const PolicyComparison& c) {
+      return SameBudget(c.memory_bytes, r->memory_bytes);
     });
-    if (!duplicate) series.push_back(r);
+    if (g == groups.end()) g = groups.insert(groups.end(), {r->strategy, r->memory_bytes, {}});
+    g->runs.emplace(policy, r);  // the first of duplicates stays
   }
-  for (auto& [p, runs] : s.policies) {
-    std::sort(runs.begin(), runs.end(), [](const ReportRun* a, const ReportRun* b) {
-      return a->cache_bytes < b->cache_bytes;
+  for (auto& [strategy, groups] : by_strategy) {
+    std::sort(groups.begin(), groups.end(), [](const PolicyComparison& a, const PolicyComparison& b) {
+      return a.memory_bytes < b.memory_bytes;
     });
+    for (PolicyComparison& g : groups) {
+      if (g.runs.size() < 2) continue;
+      for (const auto& [policy, run] : g.runs) s.policies[strategy][policy].push_back(run);
+      s.policy_comparisons.push_back(std::move(g));
+    }
   }
 }
 

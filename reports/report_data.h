@@ -46,15 +46,23 @@ struct Speedup {
   double factor = 0;
 };
 
+// Cache policies run by one strategy at one budget.
+struct PolicyComparison {
+  std::string strategy;
+  int64_t memory_bytes = 0;
+  std::map<std::string, const ReportRun*> runs;  // by the policy used
+};
+
 // One device x model.
 struct Study {
   std::string device, model;
   // Default-configured simulated runs per strategy, by budget (ascending).
   std::map<std::string, std::vector<BudgetPoint>> curves;
   std::vector<Speedup> speedups;  // over llamacpp and over llmflash at equal budgets
-  // Simulated runs per policy of the strategy whose policies were compared.
-  std::string policy_strategy;
-  std::map<std::string, std::vector<const ReportRun*>> policies;  // by cache bytes
+  // Per strategy whose policies were compared: each policy's runs by cache size.
+  std::map<std::string, std::map<std::string, std::vector<const ReportRun*>>> policies;
+  // Every budget at which a strategy ran two policies or more.
+  std::vector<PolicyComparison> policy_comparisons;
   // The budget where the most strategies ran (the middle one of those), with
   // each strategy's run there: for the time split and the latency CDF.
   int64_t chosen_budget = 0;

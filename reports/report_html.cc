@@ -2,6 +2,8 @@
 // headline and charts, then predicted against measured, then every run.
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -84,11 +86,30 @@ std::string SpeedupChart(const Study& s, const std::string& baseline, const std:
   return RenderXyChart(c);
 }
 
-std::string PolicyChart(const Study& s) {
-  XyChart c{.title = absl::StrCat("Neuron-cache hit rate by cache size (", s.policy_strategy, ")"),
+// Hit rate by cache size, a line per policy named at its end (coinciding lines
+// stay visible); with a single cache size, a bar per policy instead.
+std::string PolicyChart(const std::string& strategy,
+                        const std::map<std::string, std::vector<const ReportRun*>>& policies) {
+  const std::string title = absl::StrCat("Neuron-cache hit rate by policy (", strategy, ")");
+  std::set<int64_t> sizes;
+  for (const auto& [policy, runs] : policies) {
+    for (const ReportRun* r : runs) sizes.insert(r->cache_bytes);
+  }
+  if (sizes.size() == 1) {
+    StackedBarChart bars{.title = title, .y_label = "hit rate (%)", .y_max = 100,
+                         .parts = {"hit rate"}, .colors = {ColorFor(strategy)}};
+    for (const auto& [policy, runs] : policies) {
+      bars.categories.push_back(policy);
+      bars.values.push_back({100 * runs.front()->hit_rate});
+      bars.totals.push_back(absl::StrFormat("%.1f%%", 100 * runs.front()->hit_rate));
+    }
+    return RenderStackedBars(bars);
+  }
+  XyChart c{.title = title,
             .x = {.label = "neuron cache (GB)"},
-            .y = {.label = "hit rate (%)", .max = 100}};
-  for (const auto& [policy, runs] : s.policies) {
+            .y = {.label = "hit rate (%)", .max = 100},
+            .end_labels = true};
+  for (const auto& [policy, runs] : policies) {
     ChartSeries ser{.name = policy == "belady" ? "belady (ceiling)" : policy,
                     .color = ColorFor(policy),
                     .dashed = policy == "belady"};
@@ -168,9 +189,10 @@ std::string StudySection(const Study& s) {
                                "Each strategy's tokens/s divided by LLM in a Flash's at the same "
                                "budget."));
   }
-  if (!s.policy_strategy.empty()) {
-    absl::StrAppend(&h, Figure(PolicyChart(s), "Cache policies on the same trace; Belady "
-                                               "(knows the future) bounds what any policy can do."));
+  for (const auto& [strategy, policies] : s.policies) {
+    absl::StrAppend(&h, Figure(PolicyChart(strategy, policies),
+                               "Cache policies on the same trace; Belady (knows the future) "
+                               "bounds what any policy can do. The table below ranks them."));
   }
   if (!s.at_chosen.empty()) {
     absl::StrAppend(&h, Figure(BreakdownChart(s), "The mean token's critical path, split by what "
@@ -179,6 +201,7 @@ std::string StudySection(const Study& s) {
                                             "faster, a long tail means stalls."));
   }
   absl::StrAppend(&h, "</div>\n", TableHtml(BudgetTable(s)));
+  if (!s.policy_comparisons.empty()) absl::StrAppend(&h, TableHtml(PolicyTable(s)));
   return h;
 }
 

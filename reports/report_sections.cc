@@ -70,6 +70,29 @@ Table SpeedupTable(const Study& s) {
   return t;
 }
 
+Table PolicyTable(const Study& s) {
+  Table t{.title = absl::StrCat("Cache policies, ", s.model, " on ", s.device), .left_columns = 3};
+  t.header = {"strategy", "memory budget (GB)", "policy", "tokens/s", "hit rate (%)",
+              "tokens/s vs LRU (x)", "hit rate, % of Belady's"};
+  for (const PolicyComparison& g : s.policy_comparisons) {
+    std::vector<std::pair<std::string, const ReportRun*>> runs(g.runs.begin(), g.runs.end());
+    std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+      return a.second->tokens_per_s > b.second->tokens_per_s;
+    });
+    const ReportRun* lru = g.runs.count("lru") ? g.runs.at("lru") : nullptr;
+    const ReportRun* belady = g.runs.count("belady") ? g.runs.at("belady") : nullptr;
+    for (const auto& [policy, r] : runs) {
+      t.rows.push_back(
+          {Text(g.strategy), Fixed(g.memory_bytes / 1e9, 2), Text(policy), Num(r->tokens_per_s),
+           Fixed(100 * r->hit_rate, 1),
+           lru && lru->tokens_per_s > 0 ? Fixed(r->tokens_per_s / lru->tokens_per_s, 3) : Empty(),
+           belady && belady->hit_rate > 0 ? Fixed(100 * r->hit_rate / belady->hit_rate, 1)
+                                          : Empty()});
+    }
+  }
+  return t;
+}
+
 Table ReplayTable(const ReportData& d) {
   Table t{.title = "Replays: measured on this hardware against the simulator's prediction",
           .left_columns = 4};

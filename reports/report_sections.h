@@ -26,6 +26,9 @@ struct Table {
 Table BudgetTable(const Study& study);
 // Speedups over llama.cpp and LLM in a Flash, per strategy and budget.
 Table SpeedupTable(const Study& study);
+// Cache policies per strategy and budget, fastest first: tokens/s, hit rate,
+// tokens/s relative to LRU and hit rate as a share of Belady's (the ceiling).
+Table PolicyTable(const Study& study);
 // Replays: measured and predicted tokens/s and the error.
 Table ReplayTable(const ReportData& data);
 // Every run with its configuration and figures.

@@ -1,6 +1,8 @@
 #include "reports/report.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <set>
 #include <fstream>
 #include <sstream>
 
@@ -8,12 +10,13 @@
 #include "absl/strings/str_split.h"
 #include "gtest/gtest.h"
 #include "reports/report_sections.h"
+#include "reports/svg_chart.h"
 
 namespace sparseflash {
 namespace {
 
 RunRow Run(const std::string& strategy, int64_t memory, double tps, const std::string& policy = "",
-           const std::string& device = "phone<1>") {
+           const std::string& device = "phone<1>", double hit = -1) {
   RunRow r;
   r.config.device = device;
   r.config.model = "m7b";
@@ -24,7 +27,7 @@ RunRow Run(const std::string& strategy, int64_t memory, double tps, const std::s
   r.decode_tokens_per_s = tps;
   const int64_t cache = memory / 2;
   r.figures_json = absl::StrCat(
-      R"({"decode_tokens_per_s":)", tps, R"(,"hit_rate":)", 0.5 + memory / 1e11,
+      R"({"decode_tokens_per_s":)", tps, R"(,"hit_rate":)", hit >= 0 ? hit : 0.5 + memory / 1e11,
       R"(,"io_stall_share":0.25,"flash_bytes_per_token":1e6,"cache_bytes":)", cache,
       R"(,"breakdown_ms":{"attention":1,"predictor":0,"ffn_compute":2,"io_wait":3,)",
       R"("memory_management":0,"other":0.5},"options":{"policy":"lru"}})");
@@ -47,8 +50,8 @@ std::string MakeDb() {
   EXPECT_TRUE(db->Insert(Run("llmflash", 3'000'000'000, 1.0)).ok());
   EXPECT_TRUE(db->Insert(Run("powerinfer2", 2'000'000'000, 2.0)).ok());
   const int64_t predicted = *db->Insert(Run("powerinfer2", 3'000'000'000, 4.0));
-  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.0, "s3fifo")).ok());
-  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.5, "belady")).ok());
+  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.0, "s3fifo", "phone<1>", 0.4)).ok());
+  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.5, "belady", "phone<1>", 0.8)).ok());
   RunRow real = Run("powerinfer2", 3'000'000'000, 5.0);
   real.mode = "real";
   real.linked_run = predicted;
@@ -84,9 +87,20 @@ TEST(Report, TablesMatchTheDatabase) {
   EXPECT_EQ(s.chosen_budget, 3'000'000'000);
   EXPECT_EQ(s.at_chosen.size(), 3u);
 
-  EXPECT_EQ(s.policy_strategy, "powerinfer2");
-  EXPECT_EQ(s.policies.size(), 3u);  // lru (the default's), s3fifo, belady
-  EXPECT_TRUE(s.policies.count("lru"));
+  ASSERT_EQ(s.policies.size(), 1u);  // only powerinfer2 ran several policies
+  EXPECT_EQ(s.policies.at("powerinfer2").size(), 3u);  // lru (the default's), s3fifo, belady
+  EXPECT_TRUE(s.policies.at("powerinfer2").count("lru"));
+
+  // The policy table: fastest first, against LRU and as a share of Belady's hits.
+  Table policies = PolicyTable(s);
+  ASSERT_EQ(policies.rows.size(), 3u);
+  EXPECT_EQ(policies.rows[0][2].text, "lru");
+  EXPECT_EQ(policies.rows[1][2].text, "belady");
+  EXPECT_EQ(policies.rows[2][2].text, "s3fifo");
+  EXPECT_DOUBLE_EQ(policies.rows[2][5].value, 3.0 / 4.0);
+  EXPECT_DOUBLE_EQ(policies.rows[2][6].value, 100 * 0.4 / 0.8);
+  EXPECT_DOUBLE_EQ(policies.rows[0][6].value, 100 * 0.53 / 0.8);
+  EXPECT_DOUBLE_EQ(policies.rows[1][6].value, 100.0);
 
   ASSERT_EQ(d->replays.size(), 1u);
   EXPECT_DOUBLE_EQ(d->replays[0].error, 4.0 / 5.0 - 1);
@@ -107,7 +121,7 @@ TEST(Report, WritesEveryFileWithTheNumbers) {
   std::filesystem::remove_all(dir);
   absl::StatusOr<std::vector<std::string>> files = WriteReport(*d, dir);
   ASSERT_TRUE(files.ok()) << files.status();
-  EXPECT_EQ(files->size(), 6u);
+  EXPECT_EQ(files->size(), 7u);
   auto read = [&](const std::string& name) {
     std::ifstream in(dir + "/" + name);
     std::stringstream ss;
@@ -122,6 +136,13 @@ TEST(Report, WritesEveryFileWithTheNumbers) {
   EXPECT_EQ(html.find("<script"), std::string::npos);
   EXPECT_NE(html.find("phone&lt;1&gt;"), std::string::npos);  // names are escaped
   EXPECT_EQ(html.find("phone<1>"), std::string::npos);
+
+  // The policies are in an HTML table too, and in policies.csv.
+  EXPECT_NE(html.find("Cache policies, m7b on phone&lt;1&gt;"), std::string::npos);
+  const std::vector<std::string> policy_lines =
+      absl::StrSplit(read("policies.csv"), '\n', absl::SkipEmpty());
+  ASSERT_EQ(policy_lines.size(), 4u);
+  EXPECT_EQ(policy_lines[3], "phone<1>,m7b,powerinfer2,3,s3fifo,3,40,0.75,50");
 
   // runs.csv: one line per run plus the header, figures at full precision.
   const std::vector<std::string> lines = absl::StrSplit(read("runs.csv"), '\n', absl::SkipEmpty());
@@ -150,6 +171,38 @@ TEST(Report, UnwritableOutputIsNamed) {
   absl::StatusOr<std::vector<std::string>> files = WriteReport(*d, file + "/sub");
   ASSERT_FALSE(files.ok());
   EXPECT_NE(files.status().message().find("not_a_dir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// Two policies with the same hit rates (lines on top of each other) are both
+// named, their names at least 15 px apart, and their markers of different sizes.
+TEST(Report, CoincidingPolicyLinesStayVisible) {
+  XyChart c{.title = "t", .x = {.label = "x"}, .y = {.label = "y", .max = 100}, .end_labels = true};
+  for (const char* name : {"lru", "window", "sieve"}) {
+    ChartSeries s{.name = name, .color = ColorFor(name)};
+    s.points = {{1, 40}, {2, 60}, {3, name == std::string("sieve") ? 61.0 : 70.0}};
+    c.series.push_back(s);
+  }
+  const std::string svg = RenderXyChart(c);
+  std::vector<double> label_y;
+  for (const char* name : {"lru", "window", "sieve"}) {
+    const size_t at = svg.find(absl::StrCat(">", name, "</text>"));
+    ASSERT_NE(at, std::string::npos) << name;
+    const size_t y = svg.rfind("y=\"", at);
+    label_y.push_back(std::stod(svg.substr(y + 3)));
+  }
+  std::sort(label_y.begin(), label_y.end());
+  for (size_t i = 1; i < label_y.size(); ++i) EXPECT_GE(label_y[i] - label_y[i - 1], 15 - 1e-9);
+  std::set<std::string> radii;
+  for (size_t p = svg.find(" r=\""); p != std::string::npos; p = svg.find(" r=\"", p + 1)) {
+    radii.insert(svg.substr(p + 4, 3));
+  }
+  EXPECT_EQ(radii.size(), 3u);
 }
 
 }  // namespace

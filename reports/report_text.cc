@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "common/atomic_file.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/atomic_file.h"
 #include "reports/report.h"
 #include "reports/report_sections.h"
 
@@ -34,17 +34,9 @@ std::string StudyMarkdown(const Study& s) {
     }
     m += "\n";
   }
-  if (!s.policy_strategy.empty()) {
-    absl::StrAppend(&m, "Cache policies (", s.policy_strategy,
-                    "): hit rate (%) by neuron-cache size:\n\n| policy | cache (GB) | hit rate (%) | "
-                    "tokens/s |\n|---|---:|---:|---:|\n");
-    for (const auto& [policy, runs] : s.policies) {
-      for (const ReportRun* r : runs) {
-        absl::StrAppendFormat(&m, "| %s | %.2f | %.1f | %.3g |\n", policy, r->cache_bytes / 1e9,
-                              100 * r->hit_rate, r->tokens_per_s);
-      }
-    }
-    m += "\n";
+  if (!s.policy_comparisons.empty()) {
+    absl::StrAppend(&m, "Cache policies, fastest first at each budget:\n\n",
+                    TableMarkdown(PolicyTable(s)), "\n");
   }
   return m;
 }
@@ -83,8 +75,23 @@ std::vector<std::pair<std::string, std::string>> RenderCsvFiles(const ReportData
                             sp.baseline, sp.memory_bytes, sp.factor);
     }
   }
+  // Every study's policy table, each row prefixed with its device and model.
+  Table policies{.title = "policies"};
+  for (const Study& s : d.studies) {
+    const Table t = PolicyTable(s);
+    if (policies.header.empty()) {
+      policies.header = {"device", "model"};
+      policies.header.insert(policies.header.end(), t.header.begin(), t.header.end());
+    }
+    for (const auto& row : t.rows) {
+      std::vector<TableCell> r = {{.text = s.device}, {.text = s.model}};
+      r.insert(r.end(), row.begin(), row.end());
+      policies.rows.push_back(std::move(r));
+    }
+  }
   return {
       {"runs.csv", TableCsv(RunsTable(d))},
+      {"policies.csv", TableCsv(policies)},
       {"budgets.csv",
        "device,model,strategy,memory_bytes,decode_tokens_per_s,hit_rate,io_stall_share\n" + budgets},
       {"speedups.csv", "device,model,strategy,over,memory_bytes,speedup\n" + speedups},

@@ -144,6 +144,39 @@ std::string Legend(const std::vector<std::pair<std::string, std::string>>& entri
   return s;
 }
 
+// A series' name beside its last point.
+struct EndLabel {
+  std::string name, color;
+  double x, y;  // the last point
+};
+
+// Names in the right margin at their series' last y, pushed apart to at least
+// 15 px, each joined to its point by a thin line.
+std::string EndLabels(std::vector<EndLabel> labels) {
+  std::stable_sort(labels.begin(), labels.end(),
+                   [](const EndLabel& a, const EndLabel& b) { return a.y < b.y; });
+  std::vector<double> at(labels.size());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    at[i] = std::max(labels[i].y, i == 0 ? kTop : at[i - 1] + 15);
+  }
+  const double bottom = kTop + kPlotH + 30;  // room below the plot if needed
+  if (!at.empty() && at.back() > bottom) {
+    const double shift = at.back() - bottom;
+    for (double& a : at) a -= shift;
+  }
+  std::string s;
+  const double tx = kLeft + kPlotW + 14;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    absl::StrAppendFormat(&s,
+                          "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+                          "stroke=\"%s\" stroke-width=\"1\"/>"
+                          "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"%s\">%s</text>\n",
+                          labels[i].x + 6, labels[i].y, tx - 2, at[i] - 4, labels[i].color, tx,
+                          at[i], labels[i].color, EscapeXml(labels[i].name));
+  }
+  return s;
+}
+
 std::string NoData(const std::string& title) {
   return Header(title) +
          absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#666\">no "
@@ -205,9 +238,16 @@ std::string RenderXyChart(const XyChart& c) {
                           x(lo), y(lo), x(hi), y(hi), x(hi) - 30, y(hi) + 16);
   }
   std::vector<std::pair<std::string, std::string>> legend;
+  std::vector<EndLabel> ends;
+  int index = 0;
   for (const ChartSeries& ser : c.series) {
     if (ser.points.empty()) continue;
     legend.emplace_back(ser.name, ser.color);
+    const ChartPoint& last = ser.points.back();
+    ends.push_back({ser.name, ser.color, x(last.x), y(last.y)});
+    // Later series get smaller markers: coinciding points show as nested rings.
+    const double radius = c.end_labels ? std::max(2.0, 6.0 - 1.2 * index) : (c.lines ? 3.5 : 5);
+    ++index;
     if (c.lines && ser.points.size() > 1) {
       std::string path;
       for (size_t i = 0; i < ser.points.size(); ++i) {
@@ -221,8 +261,10 @@ std::string RenderXyChart(const XyChart& c) {
     }
     if (!c.steps) {
       for (const ChartPoint& p : ser.points) {
-        absl::StrAppendFormat(&s, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%s\" fill=\"%s\"/>", x(p.x),
-                              y(p.y), c.lines ? "3.5" : "5", ser.color);
+        absl::StrAppendFormat(&s,
+                              "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
+                              "stroke=\"#fff\" stroke-width=\"1\"/>",
+                              x(p.x), y(p.y), radius, ser.color);
         if (!p.label.empty()) {
           absl::StrAppendFormat(&s, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">%s</text>",
                                 x(p.x) + 7, y(p.y) - 6, EscapeXml(p.label));
@@ -231,7 +273,7 @@ std::string RenderXyChart(const XyChart& c) {
       s += "\n";
     }
   }
-  return s + Legend(legend, false) + "</svg>\n";
+  return s + (c.end_labels ? EndLabels(ends) : Legend(legend, false)) + "</svg>\n";
 }
 
 std::string RenderStackedBars(const StackedBarChart& c) {

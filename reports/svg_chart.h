@@ -34,6 +34,10 @@ struct XyChart {
   bool lines = true;          // false: markers only (scatter)
   bool diagonal = false;      // draw y = x
   bool steps = false;         // draw as a step function (CDF)
+  // Instead of a legend, name each series beside its last point (names pushed
+  // apart so none covers another, with a leader line), and draw coinciding
+  // markers as nested rings, so series that lie on top of each other stay visible.
+  bool end_labels = false;
 };
 
 struct StackedBarChart {
