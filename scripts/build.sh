@@ -3,7 +3,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-if [ ! -f build/build.ninja ]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
-fi
-cmake --build build -j"$(nproc)"
+cmake --build "$(scripts/configure.sh release)" -j"$(nproc)"

@@ -11,10 +11,7 @@ cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 shift || true
 scripts/install-deps.sh --fuzz
-if [ ! -f build-asan/build.ninja ]; then
-  CC=clang CXX=clang++ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSPARSEFLASH_FUZZ=ON -DSPARSEFLASH_SANITIZE=address,undefined
-fi
+scripts/configure.sh asan >/dev/null
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
   harnesses=(trace_reader text_trace npy_import device_profile model_file sweep_file

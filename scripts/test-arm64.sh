@@ -9,10 +9,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "${1:-}" = "--" ] && shift
 scripts/install-deps.sh --test --arm64
-if [ ! -f build-arm64/build.ninja ]; then
-  cmake -S . -B build-arm64 -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake
-fi
-cmake --build build-arm64 -j"$(nproc)"
+cmake --build "$(scripts/configure.sh arm64)" -j"$(nproc)"
 cd build-arm64
 exec ctest --output-on-failure -j"$(nproc)" --timeout 1500 "$@"

@@ -20,15 +20,12 @@ if [ -z "$sanitize" ]; then
   exec ctest --output-on-failure -j"$(nproc)" "$@"
 fi
 case "$sanitize" in
-  address,undefined|undefined,address) dir=build-asan; extra=(-DSPARSEFLASH_FUZZ=ON) ;;
-  thread) dir=build-tsan; extra=() ;;
+  address,undefined|undefined,address) kind=asan ;;
+  thread) kind=tsan ;;
   *) echo "test.sh: --sanitize takes address,undefined or thread, not '$sanitize'" >&2; exit 2 ;;
 esac
 scripts/install-deps.sh --test --fuzz
-if [ ! -f "$dir/build.ninja" ]; then
-  CC=clang CXX=clang++ cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DSPARSEFLASH_SANITIZE="$sanitize" "${extra[@]}"
-fi
+dir=$(scripts/configure.sh "$kind")
 cmake --build "$dir" -j"$(nproc)"
 export ASAN_OPTIONS="detect_leaks=1:suppressions=$PWD/scripts/sanitizer-suppressions/asan.supp"
 export LSAN_OPTIONS="suppressions=$PWD/scripts/sanitizer-suppressions/lsan.supp"

@@ -5,6 +5,7 @@
 // naming the file or option at fault, and every good file written before it
 // (trace, export, report, database, profile) byte-identical afterwards.
 #include <sqlite3.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <cstdlib>
@@ -43,7 +44,7 @@ struct Case {
 class CliBadInput : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = ::testing::TempDir() + "/sf_bad_input";
+    dir_ = ::testing::TempDir() + "/sf_bad_input_" + std::to_string(::getpid());
     fs::remove_all(dir_);
     fs::create_directories(dir_ + "/folder");
     std::ofstream(dir_ + "/empty");
