@@ -191,6 +191,9 @@ StepRecord Engine::Measure() const {
   r.flash_bytes = env_.flash->bytes_read() - flash_bytes_at_start_;
   r.flash_busy = env_.flash->busy_time() - flash_busy_at_start_;
   r.nodes = nodes.size();
+  for (const WorkNode& n : nodes) {
+    if (n.type == NodeType::kCompute) r.compute_bytes += n.task.bytes;
+  }
   return r;
 }
 

@@ -40,6 +40,7 @@ struct StepRecord {
   int64_t flash_bytes = 0;
   Nanos flash_busy;
   uint64_t nodes = 0;
+  int64_t compute_bytes = 0;  // DRAM bytes the step's compute tasks streamed
 };
 
 struct RunRecord {

@@ -21,6 +21,10 @@ namespace sparseflash {
 
 // Most decode (or prompt) tokens one run may ask for.
 inline constexpr uint64_t kMaxRunTokens = 1'000'000;
+// Decode tokens of a run when none are given: the same for simulate, sweeps,
+// the demo and validation, so a configuration's figures do not depend on where
+// it was run.
+inline constexpr uint64_t kDefaultDecodeTokens = 256;
 
 struct RunSetupConfig {
   ModelSpec model;

@@ -67,6 +67,17 @@ DROP TABLE runs;
 ALTER TABLE runs_v2 RENAME TO runs;
 CREATE INDEX runs_by_model ON runs (device, model, strategy);
 )sql",
+    // v3: results of `validate`, one row per catalog entry (the latest run).
+    R"sql(
+CREATE TABLE validation (
+  entry TEXT PRIMARY KEY,
+  grp TEXT NOT NULL, source TEXT NOT NULL, tag TEXT NOT NULL, metric TEXT NOT NULL,
+  published REAL NOT NULL, simulated REAL NOT NULL, error REAL NOT NULL,
+  tolerance REAL NOT NULL, detail TEXT NOT NULL,
+  run_id INTEGER REFERENCES runs(id),
+  version TEXT NOT NULL, created_at TEXT NOT NULL
+);
+)sql",
 };
 
 constexpr char kColumns[] =

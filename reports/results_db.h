@@ -49,9 +49,17 @@ struct RunRow {
   std::string version, host, created_at;
 };
 
+// One entry of a validation run: a published figure against the simulator's.
+struct ValidationRow {
+  std::string entry, group, source, tag, metric, detail;
+  double published = 0, simulated = 0, error = 0, tolerance = 0;
+  int64_t run_id = 0;  // the simulated run behind it (0 for trace statistics)
+  std::string version, created_at;  // set when read back (written: this build, now)
+};
+
 class ResultsDb {
  public:
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates `path` for writing, migrating older schemas. An existing
   // file that is not a sparseflash results database is refused untouched.
@@ -71,6 +79,10 @@ class ResultsDb {
   absl::StatusOr<int64_t> CountRuns();
   // Every run, in id order.
   absl::StatusOr<std::vector<RunRow>> ReadRuns();
+  // Stores a validation result, replacing an earlier one of the same entry.
+  absl::Status PutValidation(const ValidationRow& row);
+  // Every validation result, in entry order of storing.
+  absl::StatusOr<std::vector<ValidationRow>> ReadValidation();
   // Runs under one transaction: `body` commits when it returns OK, otherwise
   // nothing it wrote stays.
   absl::Status InTransaction(const std::function<absl::Status()>& body);

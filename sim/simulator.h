@@ -48,6 +48,7 @@ struct SimulationResult {
   uint64_t events = 0;
   std::vector<std::string> event_log;
   std::vector<Nanos> worker_busy;
+  double energy_j_per_token = 0;  // 0 when the profile states no power figures
 };
 
 absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& config);

@@ -64,6 +64,7 @@ void AddSimulateCommand(CLI::App& app, Dispatch& dispatch);
 void AddWeightsCommands(CLI::App& app, Dispatch& dispatch);
 void AddReplayCommand(CLI::App& app, Dispatch& dispatch);
 void AddSweepCommand(CLI::App& app, Dispatch& dispatch);
+void AddValidateCommand(CLI::App& app, Dispatch& dispatch);
 void AddDbCommands(CLI::App& app, Dispatch& dispatch);
 void AddReportCommand(CLI::App& app, Dispatch& dispatch);
 // generate, and trace record (added under `trace`).

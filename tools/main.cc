@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   sparseflash::cli::AddWeightsCommands(app, dispatch);
   sparseflash::cli::AddReplayCommand(app, dispatch);
   sparseflash::cli::AddSweepCommand(app, dispatch);
+  sparseflash::cli::AddValidateCommand(app, dispatch);
   sparseflash::cli::AddDbCommands(app, dispatch);
   sparseflash::cli::AddReportCommand(app, dispatch);
   sparseflash::cli::AddGenerateCommands(app, *app.get_subcommand("trace"), dispatch);

@@ -142,7 +142,7 @@ absl::Status ExpandGrid(const Grid& g, const proto::Sweep& sweep, const std::str
   if (threads.empty()) threads.push_back(0);
   SweepJob base;
   base.grid = g.name();
-  base.tokens = g.tokens() ? g.tokens() : (sweep.tokens() ? sweep.tokens() : 128);
+  base.tokens = g.tokens() ? g.tokens() : (sweep.tokens() ? sweep.tokens() : kDefaultDecodeTokens);
   base.prompt_tokens = sweep.prompt_tokens();
   base.options.assign(g.option().begin(), g.option().end());
   std::sort(base.options.begin(), base.options.end());

@@ -1,0 +1,146 @@
+// sparseflash validate: the built-in catalog of published results (and any
+// catalog files of the user's own) through the simulator, predicted against
+// published with the error per entry and per source, optionally stored.
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "nlohmann/json.hpp"
+#include "tools/cli.h"
+#include "tools/run_store.h"
+#include "tools/validation.h"
+
+namespace sparseflash::cli {
+namespace {
+
+struct ValidateArgs {
+  std::vector<std::string> catalogs;
+  std::string db, only;
+  int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool json = false;
+};
+
+std::string Value(ValidationMetric m, double v) {
+  switch (m) {
+    case ValidationMetric::kHitRate:
+    case ValidationMetric::kMissRateMean:
+    case ValidationMetric::kMissRateP99:
+    case ValidationMetric::kIoShare:
+    case ValidationMetric::kComputeShare:
+    case ValidationMetric::kCpuUtilization:
+    case ValidationMetric::kTraceNewPerToken:
+    case ValidationMetric::kTraceWindowShare:
+      return absl::StrFormat("%.1f %%", 100 * v);
+    default:
+      return absl::StrFormat("%.4g", v);
+  }
+}
+
+void PrintTable(const std::vector<ValidationResult>& results) {
+  absl::PrintF("%-34s %-17s %10s %10s %8s\n", "entry", "metric", "published", "simulated", "error");
+  std::map<std::string, std::vector<const ValidationResult*>> by_group;
+  for (const ValidationResult& r : results) {
+    const ValidationCase& e = *r.entry;
+    by_group[e.group].push_back(&r);
+    if (!r.status.ok()) {
+      absl::PrintF("%-34s %-17s %10s %10s %8s  %s\n", e.id, MetricName(e.metric),
+                   Value(e.metric, e.published), "failed", "", r.status.message());
+      continue;
+    }
+    absl::PrintF("%-34s %-17s %10s %10s %+7.1f%%%s\n", e.id, MetricName(e.metric),
+                 Value(e.metric, e.published), Value(e.metric, r.simulated), 100 * r.error,
+                 r.within() ? "" : "  (outside " + absl::StrFormat("%.0f", 100 * e.tolerance) + " %)");
+  }
+  absl::PrintF("\n%-8s %8s %8s %10s %10s\n", "group", "entries", "within", "median", "max");
+  std::vector<const ValidationResult*> all;
+  for (const auto& [group, rs] : by_group) {
+    const ErrorSummary s = Summarize(rs);
+    absl::PrintF("%-8s %8d %8d %9.1f%% %9.1f%%\n", group, s.entries, s.within, 100 * s.median,
+                 100 * s.max);
+    all.insert(all.end(), rs.begin(), rs.end());
+  }
+  const ErrorSummary s = Summarize(all);
+  absl::PrintF("%-8s %8d %8d %9.1f%% %9.1f%%\n", "all", s.entries, s.within, 100 * s.median,
+               100 * s.max);
+}
+
+nlohmann::ordered_json ToJson(const std::vector<ValidationResult>& results) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ValidationResult& r : results) {
+    const ValidationCase& e = *r.entry;
+    nlohmann::ordered_json j;
+    j["id"] = e.id;
+    j["group"] = e.group;
+    j["source"] = e.source;
+    j["tag"] = e.tag;
+    j["metric"] = MetricName(e.metric);
+    j["published"] = e.published;
+    if (r.status.ok()) {
+      j["simulated"] = r.simulated;
+      j["error"] = r.error;
+      j["within_tolerance"] = r.within();
+      j["detail"] = r.detail;
+    } else {
+      j["failed"] = std::string(r.status.message());
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
+int RunValidate(const ValidateArgs& a) {
+  absl::StatusOr<std::vector<ValidationCase>> cases = LoadValidationCatalog(a.catalogs);
+  if (!cases.ok()) return ReportError(cases.status());
+  if (!a.only.empty()) {
+    std::erase_if(*cases, [&](const ValidationCase& c) {
+      return c.group != a.only && c.id.find(a.only) == std::string::npos;
+    });
+  }
+  ProgressBar bar("validate");
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<ValidationResult> results =
+      RunValidation(*cases, {.jobs = a.jobs, .progress = [&](int done, int total) {
+                               bar(done, total,
+                                   std::chrono::duration<double>(
+                                       std::chrono::steady_clock::now() - start)
+                                       .count());
+                             }});
+  if (!a.db.empty()) {
+    absl::Status s = StoreValidation(a.db, results);
+    if (!s.ok()) return ReportError(s);
+    std::fprintf(stderr, "stored %zu results in %s\n", results.size(), a.db.c_str());
+  }
+  if (a.json) {
+    std::cout << ToJson(results).dump(2) << "\n";
+  } else {
+    PrintTable(results);
+  }
+  for (const ValidationResult& r : results) {
+    if (!r.status.ok()) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+void AddValidateCommand(CLI::App& app, Dispatch& dispatch) {
+  auto a = std::make_shared<ValidateArgs>();
+  CLI::App* v = app.add_subcommand(
+      "validate",
+      "Run the catalog of published results (validation/*.textproto, built in) through the "
+      "simulator and print predicted against published, with the error per entry and group");
+  v->add_option("--catalog", a->catalogs,
+                "Also run the entries of this catalog file (repeatable; same format)");
+  v->add_option("--only", a->only, "Only the entries of this group (a-h) or whose id contains this");
+  v->add_option("--jobs", a->jobs, "Entries in parallel")
+      ->capture_default_str()
+      ->check(InRange(1, kMaxJobs));
+  v->add_option("--db", a->db, "Store the results (and the simulated runs) in this database");
+  v->add_flag("--json", a->json, "Print one JSON array");
+  v->callback([&dispatch, a] { dispatch.action = [a] { return RunValidate(*a); }; });
+}
+
+}  // namespace sparseflash::cli

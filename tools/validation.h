@@ -1,0 +1,80 @@
+// Validation against published results: the catalog in validation/*.textproto
+// (built in; users may add files of their own), each entry run through the
+// simulator (or, for trace statistics, the generator) and compared with its
+// published value. Entries run in parallel; results come back in catalog order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "reports/results_db.h"
+#include "sim/simulator.h"
+
+namespace sparseflash::cli {
+
+enum class ValidationMetric {
+  kDecodeTokensPerS,
+  kIoMsPerToken,
+  kHitRate,
+  kMissRateMean,
+  kMissRateP99,
+  kIoShare,
+  kComputeShare,
+  kPrefillTokensPerS,
+  kDramGbPerS,
+  kEnergyJPerToken,
+  kCpuUtilization,
+  kTraceNewPerToken,
+  kTraceWindowShare,
+};
+const char* MetricName(ValidationMetric metric);
+
+struct ValidationCase {
+  std::string id, group, source, tag, note, file;
+  ValidationMetric metric = ValidationMetric::kDecodeTokensPerS;
+  double published = 0;
+  double tolerance = 0.25;
+  int window = 0;            // trace metrics
+  bool trace_only = false;   // no device or strategy: a statistic of the model's trace
+  SimulationConfig config;   // device, model, strategy, options, budget, tokens
+};
+
+// The built-in catalog, then `extra_files` (entries of the user's own).
+// Errors name the file and the entry.
+absl::StatusOr<std::vector<ValidationCase>> LoadValidationCatalog(
+    const std::vector<std::string>& extra_files);
+
+struct ValidationResult {
+  const ValidationCase* entry = nullptr;
+  absl::Status status;   // why it could not be simulated
+  double simulated = 0;
+  double error = 0;      // simulated / published - 1
+  std::string detail;    // the quantities behind the figure
+  RunRow run;            // the simulated run (empty for trace metrics)
+  bool within() const;   // |error| <= the entry's tolerance
+};
+
+struct ValidationOptions {
+  int jobs = 1;
+  std::function<void(int done, int total)> progress;
+};
+
+std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& cases,
+                                            const ValidationOptions& options);
+
+// Stores each result (and its simulated run, unless that configuration is
+// stored already) in the results database at `db_path`, in one transaction.
+absl::Status StoreValidation(const std::string& db_path,
+                             const std::vector<ValidationResult>& results);
+
+// Median and largest absolute error over `results` that ran.
+struct ErrorSummary {
+  int entries = 0, within = 0;
+  double median = 0, max = 0;
+};
+ErrorSummary Summarize(const std::vector<const ValidationResult*>& results);
+
+}  // namespace sparseflash::cli
