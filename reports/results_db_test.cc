@@ -133,6 +133,29 @@ TEST(ResultsDb, RunsReadBackAsWritten) {
 }
 
 // A database written by the first schema is migrated in place; its rows stay.
+// A validation result is stored once per entry: a later one replaces it.
+TEST(ResultsDb, ValidationResultsReplaceEarlierOnesOfTheSameEntry) {
+  const std::string path = FreshPath("validation.db");
+  auto db = ResultsDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  ValidationRow v{.entry = "a-x", .group = "a", .source = "Paper, Table 1", .tag = "[LF]",
+                  .metric = "I/O ms per token", .detail = "d", .published = 100, .simulated = 110,
+                  .error = 0.1, .tolerance = 0.25};
+  ASSERT_TRUE((*db)->PutValidation(v).ok());
+  v.simulated = 95, v.error = -0.05;
+  ASSERT_TRUE((*db)->PutValidation(v).ok());
+  v.entry = "b-y";
+  ASSERT_TRUE((*db)->PutValidation(v).ok());
+  auto rows = (*db)->ReadValidation();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 2u);
+  const ValidationRow& a = (*rows)[0].entry == "a-x" ? (*rows)[0] : (*rows)[1];
+  EXPECT_DOUBLE_EQ(a.simulated, 95);
+  EXPECT_DOUBLE_EQ(a.error, -0.05);
+  EXPECT_EQ(a.source, "Paper, Table 1");
+  EXPECT_EQ(a.version, SparseflashVersion());
+}
+
 TEST(ResultsDb, VersionOneDatabaseIsMigrated) {
   const std::string path = FreshPath("v1.db");
   sqlite3* raw = nullptr;
@@ -157,7 +180,7 @@ PRAGMA user_version = 1;)sql";
   sqlite3_close(raw);
   auto db = ResultsDb::Open(path);
   ASSERT_TRUE(db.ok()) << db.status();
-  EXPECT_EQ((*db)->schema_version(), 2);
+  EXPECT_EQ((*db)->schema_version(), ResultsDb::kSchemaVersion);
   auto rows = (*db)->ReadRuns();
   ASSERT_TRUE(rows.ok()) << rows.status();
   ASSERT_EQ(rows->size(), 2u);

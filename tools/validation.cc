@@ -144,38 +144,18 @@ double CpuUtilization(const SimulationResult& r) {
   return n > 0 && wall > 0 ? busy / (n * wall) : 0;
 }
 
-double DramGbPerS(const RunRecord& record) {
-  double bytes = 0, seconds = 0;
-  for (const StepRecord& t : record.tokens) {
-    bytes += static_cast<double>(t.compute_bytes);
-    seconds += t.latency.seconds();
-  }
-  return seconds > 0 ? bytes / seconds / 1e9 : 0;
-}
-
-double MissRateMean(const RunRecord& record) {
-  double sum = 0;
-  int n = 0;
-  for (const StepRecord& t : record.tokens) {
-    if (t.cache_accesses == 0) continue;
-    sum += 1.0 - static_cast<double>(t.cache_hits) / t.cache_accesses;
-    ++n;
-  }
-  return n ? sum / n : 0;
-}
-
 double Pick(const ValidationCase& v, const SimulationResult& r, const RunSummary& s) {
   switch (v.metric) {
     case ValidationMetric::kDecodeTokensPerS: return s.decode_tokens_per_s;
     case ValidationMetric::kIoMsPerToken: return s.io_ms_per_token;
     case ValidationMetric::kHitRate: return s.hit_rate;
-    case ValidationMetric::kMissRateMean: return MissRateMean(r.record);
+    case ValidationMetric::kMissRateMean: return s.miss_rate_mean;
     case ValidationMetric::kMissRateP99: return s.miss_rate_p99;
     case ValidationMetric::kIoShare: return s.io_stall_share;
     case ValidationMetric::kComputeShare: return 1 - s.io_stall_share;
     case ValidationMetric::kPrefillTokensPerS:
       return r.record.has_prefill ? v.config.prompt_tokens / r.record.prefill.latency.seconds() : 0;
-    case ValidationMetric::kDramGbPerS: return DramGbPerS(r.record);
+    case ValidationMetric::kDramGbPerS: return s.dram_bytes_per_token * s.decode_tokens_per_s / 1e9;
     case ValidationMetric::kEnergyJPerToken: return r.energy_j_per_token;
     case ValidationMetric::kCpuUtilization: return CpuUtilization(r);
     case ValidationMetric::kTraceNewPerToken:
