@@ -8,6 +8,8 @@
 namespace sparseflash {
 namespace {
 
+absl::Status CheckShape(const TraceHeader& h, const ModelSpec& m, const std::string& origin);
+
 // Opens the run's tokens, and its offline profile.
 class Sources {
  public:
@@ -17,17 +19,23 @@ class Sources {
     if (c_.trace_path.empty()) return MakeGeneratorSource(c_.model, c_.seed, c_.tokens);
     return OpenTraceSource(c_.trace_path);
   }
-  // For a generated trace, the generator's long-run activation probabilities
-  // (what profiling very many tokens converges to); a recorded trace is its
-  // own profile.
+  // The offline profile, from a source disjoint from the run's tokens unless
+  // "oracle" was asked for: the generator's long-run activation probabilities
+  // (what profiling very many tokens converges to), or another trace.
   absl::StatusOr<ActivationProfile> Profile(const NeuronIndexer& indexer, AccessSet set) const {
-    if (c_.trace_path.empty()) {
+    const std::string source = ProfileSource(c_.profile);
+    if (source == "generator") {
       TraceGenerator generator(c_.model, {.seed = c_.seed, .tokens = 0});
       return ActivationProfile::FromProbabilities(generator.ExpectedActivity());
     }
-    absl::StatusOr<std::unique_ptr<TokenSource>> source = OpenTraceSource(c_.trace_path);
-    if (!source.ok()) return source.status();
-    return ActivationProfile::Collect(**source, indexer, set);
+    absl::StatusOr<std::unique_ptr<TokenSource>> tokens =
+        source == "oracle" ? Run() : OpenTraceSource(source);
+    if (!tokens.ok()) return tokens.status();
+    if (source != "oracle") {
+      const std::string origin = absl::StrCat(source, " (the offline profile)");
+      if (absl::Status s = CheckShape((*tokens)->header(), c_.model, origin); !s.ok()) return s;
+    }
+    return ActivationProfile::Collect(**tokens, indexer, set);
   }
 
  private:
@@ -93,6 +101,10 @@ absl::Status CheckRanges(const RunSetupConfig& c) {
 }
 
 }  // namespace
+
+std::string ProfileSource(const std::string& profile) {
+  return profile.empty() ? "generator" : profile;
+}
 
 absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
   if (absl::Status s = CheckRanges(c); !s.ok()) return s;

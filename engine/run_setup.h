@@ -43,7 +43,15 @@ struct RunSetupConfig {
   int threads = 0;
   int cpu_cores = 1;
   bool npu_present = false;
+  // Where the offline activation profile (hot neurons) comes from, disjoint from
+  // the evaluated tokens unless asked: "generator" (default: the model's
+  // generator profile, its long-run activation probabilities), "oracle" (the
+  // run's own tokens: an upper bound, labelled so), or a trace file to profile.
+  std::string profile;
 };
+
+// The profile source a configuration means ("" is "generator").
+std::string ProfileSource(const std::string& profile);
 
 struct RunSetup {
   std::unique_ptr<ActivationProfile> profile;

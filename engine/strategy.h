@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +39,7 @@ struct StrategyContext {
   int cpu_cores = 1;
   bool npu_present = false;
   const ActivationProfile* profile = nullptr;  // offline activation profile
-  TraceOracle* oracle = nullptr;               // future accesses (Belady only)
+  const AccessOracle* oracle = nullptr;        // future accesses (Belady only)
   uint64_t seed = 1;
 
   int context_tokens() const { return prompt_tokens + decode_tokens; }
@@ -91,9 +92,19 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(const std::string& name,
                                                        const StrategyContext& context);
 std::vector<std::string> StrategyNames();
 
-// Checks `options` ("key=value") of strategy `name` for `model` without a run:
-// unknown keys, values that do not parse or lie out of range. Budget problems
+// Every option of strategy `name` as a run with these settings would resolve it
+// (defaults filled in, --policy and --threads applied), without a run: errors for
+// unknown keys and values that do not parse or lie out of range. Budget problems
 // are not errors here (they depend on the run's budget).
+struct StrategySettings {
+  std::vector<std::string> options;  // "key=value"
+  std::string policy;                // "" = the strategy's default
+  int threads = 0;                   // 0 = the strategy's default
+  int cpu_cores = 8;
+  bool npu_present = true;
+};
+absl::StatusOr<std::map<std::string, std::string>> ResolveStrategyOptions(
+    const std::string& name, const StrategySettings& settings, const ModelSpec& model);
 absl::Status CheckStrategyOptions(const std::string& name, const std::vector<std::string>& options,
                                   const ModelSpec& model, bool npu_present);
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -36,6 +37,11 @@ ReportRun ToReportRun(const RunRow& r) {
   if (x.policy_used.empty() && f.contains("options") && f["options"].is_object() &&
       f["options"].contains("policy") && f["options"]["policy"].is_string()) {
     x.policy_used = f["options"]["policy"].get<std::string>();
+  }
+  x.threads_used = x.threads;
+  if (f.contains("options") && f["options"].is_object() && f["options"].contains("threads") &&
+      f["options"]["threads"].is_string()) {
+    x.threads_used = std::atoi(f["options"]["threads"].get<std::string>().c_str());
   }
   x.ttft_ms = num("ttft_ms");
   x.p50_ms = num("latency_ms_p50");

@@ -20,7 +20,8 @@ struct ReportRun {
   int64_t id = 0, linked_run = 0;
   std::string mode, device, model, trace, strategy, policy, options, origin;
   std::string policy_used;  // the policy the strategy ran with (its default when policy is "")
-  int threads = 0;
+  int threads = 0;          // as configured; 0 = the strategy's default
+  int threads_used = 0;     // as run (from the figures' options)
   uint64_t tokens = 0;
   int64_t memory_bytes = 0;  // the budget: as configured, else resident + cache
   int64_t cache_bytes = 0;

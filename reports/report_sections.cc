@@ -125,8 +125,9 @@ Table RunsTable(const ReportData& d) {
   for (const ReportRun& r : d.runs) {
     t.rows.push_back({Fixed(static_cast<double>(r.id), 0), Text(r.mode + (r.origin.empty() ? "" : " (" + r.origin + ")")),
                       Text(r.device), Text(r.model), Text(r.strategy),
-                      Text(r.policy.empty() ? "default" : r.policy), Text(r.options), Text(r.trace),
-                      Fixed(r.threads, 0), Fixed(static_cast<double>(r.tokens), 0),
+                      Text(r.policy_used.empty() ? "–" : r.policy_used), Text(r.options),
+                      Text(r.trace), Fixed(r.threads_used, 0),
+                      Fixed(static_cast<double>(r.tokens), 0),
                       Fixed(r.memory_bytes / 1e9, 2), Fixed(r.cache_bytes / 1e9, 2),
                       Num(r.tokens_per_s), Num(r.ttft_ms), Num(r.p50_ms), Num(r.p99_ms),
                       Fixed(100 * r.hit_rate, 1), Num(r.flash_bytes_per_token / 1e6),

@@ -38,7 +38,8 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .prompt_tokens = c.prompt_tokens,
           .threads = c.threads,
           .cpu_cores = c.device.total_cores(),
-          .npu_present = c.device.npu.present};
+          .npu_present = c.device.npu.present,
+          .profile = c.profile};
 }
 
 absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {

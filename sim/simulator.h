@@ -35,6 +35,7 @@ struct SimulationConfig {
   uint64_t tokens = 256;
   int threads = 0;
   uint64_t seed = 1;
+  std::string profile;  // the offline profile's source (RunSetupConfig::profile)
   bool event_log = false;
   Timeline* timeline = nullptr;
   std::function<void(uint64_t done, uint64_t total)> progress;

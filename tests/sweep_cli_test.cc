@@ -15,6 +15,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "reports/results_db.h"
 #include "tests/cli_runner.h"
 
@@ -122,6 +123,55 @@ TEST(SweepCli, MergedShardsEqualTheWholeSweep) {
   // Running the whole sweep on the merged database has nothing left to do.
   ASSERT_EQ(Wait(Spawn(SweepArgs(config, merged))), 0);
   EXPECT_EQ(StoredRuns(merged), kConfigurations);
+}
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// A result says what was simulated: every option as the strategy resolved it
+// (threads and policy included), the offline profile's source, and a run that
+// names a default is the same configuration as one that leaves it out.
+TEST(SimulateCli, ResultsCarryEveryOptionAsUsed) {
+  const std::string db = Fresh("fidelity.db");
+  const std::string dir = ::testing::TempDir();
+  auto run = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> args = {"simulate", "--device", "oneplus12", "--model",
+                                     "tinystories-relu-260k", "--ffn-resident", "0.5",
+                                     "--tokens", "8", "--json", "--db", db};
+    args.insert(args.end(), extra.begin(), extra.end());
+    EXPECT_EQ(Wait(testing::SpawnCli(args, dir + "/fidelity.err")), 0);
+  };
+  // The stored figures are the --json figures.
+  run({"--threads", "2", "--policy", "fifo", "--option", "io_depth=16", "--profile", "oracle"});
+  auto stored = ResultsDb::OpenForReading(db);
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  auto rows = (*stored)->ReadRuns();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  const nlohmann::json f = nlohmann::json::parse((*rows)[0].figures_json);
+  EXPECT_EQ(f["options"]["threads"], "2");
+  EXPECT_EQ(f["options"]["policy"], "fifo");
+  EXPECT_EQ(f["options"]["io_depth"], "16");
+  EXPECT_EQ(f["options"]["layout"], "bundle");  // a default, filled in
+  EXPECT_EQ(f["profile"], "oracle");
+  EXPECT_EQ((*rows)[0].config.threads, 2);
+  EXPECT_EQ((*rows)[0].config.policy, "fifo");
+
+  // Naming the defaults (lru, 4 threads on this phone) is the default configuration.
+  const std::string db2 = Fresh("fidelity2.db");
+  for (const auto& extra : {std::vector<std::string>{}, std::vector<std::string>{"--policy", "lru", "--threads", "4"}}) {
+    std::vector<std::string> args = {"simulate", "--device", "oneplus12", "--model",
+                                     "tinystories-relu-260k", "--ffn-resident", "0.5",
+                                     "--tokens", "8", "--db", db2};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Wait(testing::SpawnCli(args));
+  }
+  auto second = ResultsDb::OpenForReading(db2);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(*(*second)->CountRuns(), 1);
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ struct ReplayArgs {
   double ffn_resident = -1;
   int threads = 0;
   uint64_t tokens = 16, seed = 1;
+  std::string profile = "generator";
   std::vector<std::string> options;
   bool json = false;
 };
@@ -53,6 +54,7 @@ int RunReplay(const ReplayArgs& a) {
   sc.tokens = a.tokens;
   sc.threads = a.threads;
   sc.seed = a.seed;
+  sc.profile = a.profile;
   absl::StatusOr<ReplayResult> r =
       ReplayOnce(sc, {.weights_path = a.weights, .io = a.io});
   if (!r.ok()) return ReportError(r.status());
@@ -121,6 +123,9 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
   r->add_option("--io", a->io, "uring | pread | auto")
       ->capture_default_str()
       ->check(CLI::IsMember({"uring", "pread", "auto"}));
+  r->add_option("--profile", a->profile,
+                "Offline activation profile: generator, oracle or a trace file (see simulate)")
+      ->capture_default_str();
   r->add_option("--seed", a->seed, "Seed of the generated trace")
       ->capture_default_str()
       ->check(InRange(0, 1.8e19));

@@ -20,6 +20,7 @@ namespace {
 struct SimulateArgs {
   std::string device, model, trace, strategy = "powerinfer2", policy, memory, chrome_trace, db;
   std::string chrome_trace_tokens = "0:16";
+  std::string profile = "generator";
   double ffn_resident = -1;
   int prompt_tokens = 0, threads = 0;
   uint64_t tokens = 256, seed = 1;
@@ -86,6 +87,7 @@ int RunSimulate(const SimulateArgs& a) {
   c.tokens = a.tokens;
   c.threads = a.threads;
   c.seed = a.seed;
+  c.profile = a.profile;
   Timeline timeline;
   if (!a.chrome_trace.empty()) {
     absl::StatusOr<std::pair<int64_t, int64_t>> steps = ParseStepRange(a.chrome_trace_tokens);
@@ -156,6 +158,11 @@ void AddSimulateCommand(CLI::App& app, Dispatch& dispatch) {
       ->check(InRange(1, kMaxThreads));
   sim->add_option("--option", a->options,
                   "Strategy option key=value (repeatable), e.g. pipeline=matrix, window=5");
+  sim->add_option("--profile", a->profile,
+                  "Offline activation profile (hot neurons): generator (the model's generator "
+                  "profile, disjoint from the run's tokens), oracle (the run's own tokens: an "
+                  "upper bound), or a trace file to profile")
+      ->capture_default_str();
   sim->add_option("--seed", a->seed, "Seed of the generated trace and the predictor model")
       ->capture_default_str()
       ->check(InRange(0, 1.8e19));

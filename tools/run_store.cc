@@ -6,7 +6,10 @@
 
 #include "absl/strings/str_format.h"
 #include "common/hash.h"
+#include "absl/strings/str_cat.h"
 #include "devices/device_catalog.h"
+#include "engine/run_setup.h"
+#include "engine/strategy.h"
 
 namespace sparseflash::cli {
 namespace {
@@ -45,14 +48,53 @@ RunConfig MakeRunConfig(const SimulationConfig& c) {
   k.trace = c.trace_path.empty() ? "generated" : c.trace_path;
   k.trace_hash = c.trace_path.empty() ? "" : HashFile(c.trace_path);
   k.strategy = c.strategy;
-  k.policy = c.policy;
   k.memory_bytes = c.memory_bytes;
   k.ffn_resident = c.ffn_resident;
-  k.threads = c.threads;
   k.prompt_tokens = c.prompt_tokens;
   k.tokens = c.tokens;
   k.seed = c.seed;
-  std::vector<std::string> options = c.options;
+  // Only what differs from the strategy's defaults, as the strategy resolves it
+  // (--policy and --threads applied): a run that names a default and one that
+  // leaves it out are one configuration. As given when they do not resolve (the
+  // run will fail and say why).
+  StrategySettings given{.options = c.options,
+                         .policy = c.policy,
+                         .threads = c.threads,
+                         .cpu_cores = c.device.total_cores(),
+                         .npu_present = c.device.npu.present};
+  StrategySettings defaults = given;
+  defaults.options.clear();
+  defaults.policy.clear();
+  defaults.threads = 0;
+  absl::StatusOr<std::map<std::string, std::string>> resolved =
+      ResolveStrategyOptions(c.strategy, given, c.model);
+  absl::StatusOr<std::map<std::string, std::string>> base =
+      ResolveStrategyOptions(c.strategy, defaults, c.model);
+  std::vector<std::string> options;
+  k.policy = c.policy;
+  k.threads = c.threads;
+  if (resolved.ok() && base.ok()) {
+    k.policy = "";
+    k.threads = 0;
+    for (const auto& [key, value] : *resolved) {
+      auto d = base->find(key);
+      if (d != base->end() && d->second == value) continue;
+      if (key == "policy") {
+        k.policy = value;
+      } else if (key == "threads") {
+        k.threads = std::stoi(value);
+      } else {
+        options.push_back(absl::StrCat(key, "=", value));
+      }
+    }
+  } else {
+    options = c.options;
+  }
+  const std::string profile = ProfileSource(c.profile);
+  if (profile != "generator") {
+    options.push_back(absl::StrCat(
+        "profile=", profile == "oracle" ? profile : absl::StrCat("file:", HashFile(profile))));
+  }
   std::sort(options.begin(), options.end());
   k.options_json = nlohmann::json(options).dump();
   return k;
@@ -68,6 +110,7 @@ nlohmann::ordered_json RunFigures(const SimulationConfig& c, const RunSummary& s
   j["resident_bytes"] = memory.resident_bytes;
   j["cache_bytes"] = memory.cache_bytes;
   j["options"] = options;
+  j["profile"] = ProfileSource(c.profile);
   return j;
 }
 

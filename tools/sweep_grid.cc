@@ -144,6 +144,11 @@ absl::Status ExpandGrid(const Grid& g, const proto::Sweep& sweep, const std::str
   base.grid = g.name();
   base.tokens = g.tokens() ? g.tokens() : (sweep.tokens() ? sweep.tokens() : kDefaultDecodeTokens);
   base.prompt_tokens = sweep.prompt_tokens();
+  base.profile = g.profile();
+  if (!base.profile.empty() && base.profile != "generator" && base.profile != "oracle") {
+    std::filesystem::path p(base.profile);
+    base.profile = p.is_absolute() ? p.string() : (base_dir / p).string();
+  }
   base.options.assign(g.option().begin(), g.option().end());
   std::sort(base.options.begin(), base.options.end());
   for (const std::string& device : g.device()) {
@@ -182,7 +187,7 @@ absl::Status ExpandGrid(const Grid& g, const proto::Sweep& sweep, const std::str
 std::string Identity(const SweepJob& j) {
   return absl::StrCat(j.device, "|", j.model, "|", j.trace_file, "|", j.seed, "|", j.strategy, "|",
                       j.policy, "|", j.memory_bytes, "|", j.memory_fraction, "|", j.ffn_resident,
-                      "|", j.threads, "|", j.tokens, "|", j.prompt_tokens, "|",
+                      "|", j.threads, "|", j.tokens, "|", j.prompt_tokens, "|", j.profile, "|",
                       absl::StrJoin(j.options, ","));
 }
 

@@ -16,10 +16,11 @@ namespace sparseflash::cli {
 struct SweepJob {
   std::string grid, device, model, trace_file, strategy, policy;
   uint64_t seed = 1;  // of the generated trace when trace_file is empty
+  std::string profile;  // the offline profile's source ("" = generator)
   int64_t memory_bytes = -1;
   double memory_fraction = -1, ffn_resident = -1;
   int threads = 0, prompt_tokens = 0;
-  uint64_t tokens = 128;
+  uint64_t tokens = 256;
   std::vector<std::string> options;
 
   std::string Label() const;  // "powerinfer2 oneplus12 mistral-7b 4.0 GiB"

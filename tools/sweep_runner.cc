@@ -142,6 +142,7 @@ absl::StatusOr<SimulationConfig> ResolveJob(const SweepJob& job) {
   c.threads = job.threads;
   c.tokens = job.tokens;
   c.prompt_tokens = job.prompt_tokens;
+  c.profile = job.profile;
   return c;
 }
 

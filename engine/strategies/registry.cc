@@ -60,13 +60,23 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeStrategy(const std::string& name,
       "unknown strategy '", name, "'; known strategies: ", absl::StrJoin(StrategyNames(), ", ")));
 }
 
-absl::Status CheckStrategyOptions(const std::string& name, const std::vector<std::string>& items,
-                                  const ModelSpec& model, bool npu_present) {
+namespace {
+
+// For resolving a "belady" run's options: a future where nothing recurs.
+class NoFuture : public AccessOracle {
+ public:
+  uint32_t NextUse(CacheKey) const override { return ~uint32_t{0}; }
+};
+
+}  // namespace
+
+absl::StatusOr<std::map<std::string, std::string>> ResolveStrategyOptions(
+    const std::string& name, const StrategySettings& settings, const ModelSpec& model) {
   StrategyOptions options;
-  if (absl::Status s = StrategyOptions::Parse(items, &options); !s.ok()) return s;
+  if (absl::Status s = StrategyOptions::Parse(settings.options, &options); !s.ok()) return s;
   // Options do not depend on the layer count or FFN width (bundle sizes come from
-  // d_model and the quantization), so a one-layer, 64-neuron stand-in checks them
-  // in microseconds instead of building a 47B model's cache.
+  // d_model and the quantization), so a one-layer, 64-neuron stand-in resolves
+  // them in microseconds instead of building a 47B model's cache.
   ModelSpec small = model;
   small.layers = 1;
   small.d_ffn = std::min(model.d_ffn, 64);
@@ -77,14 +87,24 @@ absl::Status CheckStrategyOptions(const std::string& name, const std::vector<std
   ctx.trace.model = ShapeOf(small);
   ctx.memory_bytes = int64_t{1} << 50;  // every strategy fits
   ctx.decode_tokens = 1;
-  ctx.cpu_cores = 8;
-  ctx.npu_present = npu_present;
+  ctx.policy = settings.policy;
+  ctx.threads = settings.threads;
+  ctx.cpu_cores = settings.cpu_cores;
+  ctx.npu_present = settings.npu_present;
   const ActivationProfile profile = ActivationProfile::FromProbabilities(
       std::vector<float>(static_cast<size_t>(small.layers * small.neurons_per_layer()), 0.1f));
   ctx.profile = &profile;
+  const NoFuture no_future;
+  if (settings.policy == "belady") ctx.oracle = &no_future;
   absl::StatusOr<std::unique_ptr<Strategy>> made = MakeStrategy(name, options, ctx);
-  if (made.ok() || absl::IsResourceExhausted(made.status())) return absl::OkStatus();
-  return made.status();
+  if (!made.ok() && !absl::IsResourceExhausted(made.status())) return made.status();
+  return options.used();
+}
+
+absl::Status CheckStrategyOptions(const std::string& name, const std::vector<std::string>& items,
+                                  const ModelSpec& model, bool npu_present) {
+  return ResolveStrategyOptions(name, {.options = items, .npu_present = npu_present}, model)
+      .status();
 }
 
 }  // namespace sparseflash
