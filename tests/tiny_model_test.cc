@@ -113,3 +113,20 @@ TEST(TinyModel, DamagedFilesNameTheFileAndField) {
 
 }  // namespace
 }  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// Found by fuzz_tiny_model: a header whose layers x dim overflows 32 bits must be
+// refused (the sizes are computed in 64 bits), under UBSan too.
+TEST(TinyModel, AHugeShapeIsRefusedWithoutOverflow) {
+  std::ifstream in("fuzz/corpus/tiny_model/regression-layers-times-dim", std::ios::binary);
+  ASSERT_TRUE(in) << "run the tests from the repository root";
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<TinyModel> m = TinyModel::Parse(bytes, "regression.bin");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("regression.bin"), std::string::npos) << m.status();
+}
+
+}  // namespace
+}  // namespace sparseflash

@@ -149,9 +149,11 @@ absl::StatusOr<TinyModel> TinyModel::Parse(const std::string& data, const std::s
   }
   Reader r(data, path);
   r.Skip(kHeaderBytes);
-  for (auto [vec, n, what] : {std::tuple{&m.att_norm, c.layers * c.dim, "attention norms"},
-                              std::tuple{&m.ffn_norm, c.layers * c.dim, "FFN norms"},
-                              std::tuple{&m.final_norm, c.dim, "final norm"}}) {
+  // Sizes in 64 bits: each shape value may be up to 2^20.
+  const size_t norms = size_t(c.layers) * size_t(c.dim);
+  for (auto [vec, n, what] : {std::tuple{&m.att_norm, norms, "attention norms"},
+                              std::tuple{&m.ffn_norm, norms, "FFN norms"},
+                              std::tuple{&m.final_norm, size_t(c.dim), "final norm"}}) {
     if (absl::Status s = r.Read(vec, n, what); !s.ok()) return s;
   }
   if (absl::Status s = r.Tensor(&m.embedding, c.vocab, c.dim, group, "token embedding"); !s.ok()) {
