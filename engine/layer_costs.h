@@ -37,11 +37,11 @@ absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
                                     const std::string& what);
 
 // Attention of every layer then `ffn(layer, after)` per layer, then the head;
-// the common skeleton of a decode step. Returns the last node.
+// the common skeleton of a decode step, starting after `start`. Returns the last node.
 template <typename FfnFn>
 NodeId PlanLayers(const LayerCosts& c, int position, int threads, ComputeUnit attention_unit,
-                  WorkPlan* plan, FfnFn&& ffn) {
-  NodeId prev = kNoNode;
+                  WorkPlan* plan, FfnFn&& ffn, NodeId start = kNoNode) {
+  NodeId prev = start;
   for (int l = 0; l < c.layers; ++l) {
     const NodeId first = static_cast<NodeId>(plan->size());
     NodeId attention =

@@ -46,6 +46,7 @@ ModelBytes ComputeModelBytes(const ModelSpec& m, const Quantization& q) {
   const int64_t embedding_weights = int64_t{m.vocab} * m.d_model * (m.tied_embeddings ? 1 : 2);
   b.attention_bytes = std::llround(attention_weights * all_in);
   b.embedding_bytes = std::llround(embedding_weights * all_in);
+  b.untied_input_embedding_bytes = m.tied_embeddings ? 0 : b.embedding_bytes / 2;
   b.kv_bytes_per_token = int64_t{m.layers} * 2 * kv_dim * 2;
   b.predictor_bytes = m.predictor_bytes > 0 ? m.predictor_bytes
                                             : int64_t{m.predictor_rank} * (m.d_model + m.d_ffn) *

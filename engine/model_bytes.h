@@ -27,6 +27,9 @@ struct ModelBytes {
   int64_t runtime_bytes = 0;        // runtime buffers
 
   int64_t non_ffn_bytes() const { return attention_bytes + embedding_bytes; }
+  // The input embedding table when it is not also the LM head (untied): an
+  // engine may read its one row per token instead of keeping it.
+  int64_t untied_input_embedding_bytes = 0;
   int64_t model_bytes() const { return non_ffn_bytes() + ffn_bytes + ffn_scale_bytes; }
   int64_t kv_bytes(int tokens) const { return kv_bytes_per_token * tokens; }
   // Always resident for a sparse offloading engine: non-FFN weights, KV cache for

@@ -50,6 +50,8 @@ struct SimulationResult {
   std::vector<std::string> event_log;
   std::vector<Nanos> worker_busy;
   double energy_j_per_token = 0;  // 0 when the profile states no power figures
+  bool over_app_limit = false;    // uses more memory than the device gives one app
+  std::string warning;            // why, when it does
 };
 
 absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& config);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "devices/device_catalog.h"
+#include "engine/model_bytes.h"
 #include "engine/run_summary.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -267,6 +268,39 @@ TEST(Simulate, TheOfflineProfileDoesNotSeeTheEvaluatedTokens) {
   absl::StatusOr<SimulationResult> r = Simulate(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no_such_profile.trace"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// Configurations the papers ran are not refused: a budget above the device's
+// per-app limit runs, flagged; LLM in a Flash keeps the LM head but reads the
+// (untied) input embedding one row per token, so Persimmon-8B fits in half its size.
+TEST(Simulate, ConfigurationsThePapersRanAreNotRefused) {
+  SimulationConfig ace = Config("powerinfer2", "turbosparse-mixtral-47b", "oneplus-ace2");
+  ace.ffn_resident = 0.25;
+  ace.tokens = 4;
+  absl::StatusOr<SimulationResult> r = Simulate(ace);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_TRUE(r->over_app_limit);
+  EXPECT_NE(r->warning.find("over_app_limit"), std::string::npos);
+  ace.ffn_resident = 0.05;
+  r = Simulate(ace);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_FALSE(r->over_app_limit);
+
+  SimulationConfig persimmon = Config("llmflash", "persimmon-8b", "m1max");
+  persimmon.ffn_resident = -1;
+  const ModelBytes b = ComputeModelBytes(persimmon.model);
+  persimmon.memory_bytes = b.model_bytes() / 2;
+  persimmon.tokens = 4;
+  r = Simulate(persimmon);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_LE(r->memory.resident_bytes + r->memory.cache_bytes, persimmon.memory_bytes);
+  EXPECT_GT(r->memory.cache_bytes, b.ffn_bytes / 10);  // room for a window
 }
 
 }  // namespace

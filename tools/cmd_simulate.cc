@@ -100,12 +100,13 @@ int RunSimulate(const SimulateArgs& a) {
   absl::StatusOr<SimulationResult> r = Simulate(c);
   if (!r.ok()) return ReportError(r.status());
   RunSummary s = Summarize(r->record);
+  if (!r->warning.empty()) std::fprintf(stderr, "warning: %s\n", r->warning.c_str());
   if (!a.chrome_trace.empty()) {
     if (absl::Status st = timeline.WriteChromeTrace(a.chrome_trace); !st.ok()) {
       return ReportError(st);
     }
   }
-  const nlohmann::ordered_json figures = RunFigures(c, s, r->memory, r->options);
+  const nlohmann::ordered_json figures = RunFigures(c, s, r->memory, r->options, ExtrasOf(*r));
   if (!a.db.empty()) {
     absl::StatusOr<int64_t> id =
         StoreRun(a.db, MakeRunRow(MakeRunConfig(c), "simulated", figures, r->record));

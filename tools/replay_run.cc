@@ -39,7 +39,8 @@ absl::StatusOr<int64_t> StoreReplay(const std::string& path, const SimulationCon
     if (*predicted_id == 0) {
       predicted_id = (*db)->Insert(MakeRunRow(
           config, "simulated",
-          RunFigures(sc, r.predicted_summary, r.predicted.memory, r.predicted.options),
+          RunFigures(sc, r.predicted_summary, r.predicted.memory, r.predicted.options,
+                     ExtrasOf(r.predicted)),
           r.predicted.record));
       if (!predicted_id.ok()) return predicted_id.status();
     }

@@ -100,10 +100,17 @@ RunConfig MakeRunConfig(const SimulationConfig& c) {
   return k;
 }
 
+SimulatedExtras ExtrasOf(const SimulationResult& r) {
+  return {.over_app_limit = r.over_app_limit, .energy_j_per_token = r.energy_j_per_token};
+}
+
 nlohmann::ordered_json RunFigures(const SimulationConfig& c, const RunSummary& s,
                                   const MemoryPlan& memory,
-                                  const std::map<std::string, std::string>& options) {
+                                  const std::map<std::string, std::string>& options,
+                                  const SimulatedExtras& extras) {
   nlohmann::ordered_json j = ToJson(s);
+  if (extras.energy_j_per_token > 0) j["energy_j_per_token"] = extras.energy_j_per_token;
+  if (extras.over_app_limit) j["over_app_limit"] = true;
   j["strategy"] = c.strategy;
   j["device"] = c.device.name;
   j["model"] = c.model.name;

@@ -19,11 +19,20 @@ namespace sparseflash::cli {
 // file (each file once per process).
 RunConfig MakeRunConfig(const SimulationConfig& config);
 
-// The figures object of a run: `Summarize` plus the memory split and the
-// strategy's resolved options. What `simulate --json` prints.
+// Figures only a simulation has.
+struct SimulatedExtras {
+  bool over_app_limit = false;
+  double energy_j_per_token = 0;
+};
+SimulatedExtras ExtrasOf(const SimulationResult& r);
+
+// The figures object of a run: `Summarize` plus the memory split, the
+// strategy's resolved options and what only a simulation has. What `simulate
+// --json` prints.
 nlohmann::ordered_json RunFigures(const SimulationConfig& config, const RunSummary& summary,
                                   const MemoryPlan& memory,
-                                  const std::map<std::string, std::string>& options);
+                                  const std::map<std::string, std::string>& options,
+                                  const SimulatedExtras& extras = {});
 
 RunRow MakeRunRow(const RunConfig& config, const std::string& mode,
                   const nlohmann::ordered_json& figures, const RunRecord& record);

@@ -80,7 +80,7 @@ class SweepState {
     if (!r.ok()) return Finish(job, r.status(), false);
     const RunSummary s = Summarize(r->record);
     absl::StatusOr<int64_t> id = db.Insert(
-        MakeRunRow(key, "simulated", RunFigures(*config, s, r->memory, r->options), r->record));
+        MakeRunRow(key, "simulated", RunFigures(*config, s, r->memory, r->options, ExtrasOf(*r)), r->record));
     // Another process running the same sweep may have stored it meanwhile: then
     // this run counts as already stored, not as one more run.
     if (!id.ok() && !absl::IsAlreadyExists(id.status())) return id.status();

@@ -189,7 +189,7 @@ ValidationResult RunOne(const ValidationCase& v) {
         s.flash_throughput_bytes_per_s / 1e6, 100 * s.hit_rate, 100 * s.io_stall_share,
         FormatBytes(r->memory.resident_bytes), FormatBytes(r->memory.cache_bytes));
     out.run = MakeRunRow(MakeRunConfig(v.config), "simulated",
-                         RunFigures(v.config, s, r->memory, r->options), r->record);
+                         RunFigures(v.config, s, r->memory, r->options, ExtrasOf(*r)), r->record);
   }
   out.error = out.simulated / v.published - 1;
   return out;

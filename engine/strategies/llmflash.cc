@@ -11,6 +11,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "common/units.h"
 #include "engine/layer_costs.h"
 #include "engine/neuron_cache.h"
 #include "engine/predictor.h"
@@ -70,9 +71,14 @@ class LlmFlash : public Strategy {
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
     if (!s_.predictor_on) return PlanStreaming(position, plan);
+    // The token's input embedding row, read from flash when it is not resident.
+    const NodeId row = ctx_.bytes.untied_input_embedding_bytes > 0
+                           ? plan->Read({.request_bytes = AlignUp(ctx_.bytes.matrix_row_bytes, 4096),
+                                         .count = 1})
+                           : kNoNode;
     return PlanLayers(
         costs_, position, s_.threads, ComputeUnit::kCpu, plan,
-        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); });
+        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); }, row);
   }
 
   void EndToken() override {
@@ -200,10 +206,12 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
                                         b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes};
     return std::unique_ptr<Strategy>(new LlmFlash(ctx, s, *reads, {}, memory));
   }
-  const int64_t resident = b.resident_bytes(ctx.context_tokens());
+  // The LM head stays; an untied input embedding is read one row per token
+  // (what lets Persimmon-8B run at half its size).
+  const int64_t resident = b.resident_bytes(ctx.context_tokens()) - b.untied_input_embedding_bytes;
   absl::StatusOr<int64_t> budget =
       CacheBudget(ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-                  "embeddings, attention, KV cache, predictors and runtime buffers");
+                  "LM head, attention, KV cache, predictors and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronCacheOptions co;
   co.key_space = static_cast<uint32_t>(m.neurons_per_layer());
