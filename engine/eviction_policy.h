@@ -30,6 +30,9 @@ struct PolicyOptions {
   int64_t capacity_entries = 0;          // expected entries at a full cache (S3-FIFO queue sizes)
   double small_queue_share = 0.1;        // S3-FIFO small FIFO share of the entries
   int window_tokens = 4;                 // sliding window: keys unused for this many tokens leave
+  // Per key, how much it is worth keeping (e.g. the offline profile's frequency);
+  // the window keeps the heaviest keys beyond its tokens. Empty = all equal.
+  std::vector<float> key_weight;
   const AccessOracle* oracle = nullptr;  // required by "belady"
 };
 

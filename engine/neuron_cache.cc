@@ -30,6 +30,7 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
   p.key_space = options.key_space;
   p.capacity_entries = options.capacity_bytes / std::max<int64_t>(1, options.entry_bytes);
   p.window_tokens = options.window_tokens;
+  p.key_weight = options.key_weight;
   p.oracle = options.oracle;
   absl::StatusOr<std::unique_ptr<EvictionPolicy>> policy = MakeEvictionPolicy(options.policy, p);
   if (!policy.ok()) return policy.status();

@@ -30,6 +30,7 @@ struct NeuronCacheOptions {
   std::string policy = "lru";            // eviction policy name
   int64_t entry_bytes = 0;               // typical entry size, sizes the policy's queues; 0 = 1
   int window_tokens = 4;                 // for "window"
+  std::vector<float> key_weight;         // for "window": keep the heaviest keys beyond it
   const AccessOracle* oracle = nullptr;  // for "belady"
 };
 

@@ -101,26 +101,52 @@ TEST(NeuronCache, StaticSetServesMissesWithoutCaching) {
 
 // Window k = 1: a neuron stays while it was used by the previous token.
 // Tokens {1,2,3} {1,4,1} {2,5,1} {2,3,4}: hits 2 + 1 + 1; expired 2 + 1 + 2.
+// A window-sized budget behaves as LLM in a Flash's sliding window: keys of the
+// last token stay, the current token's keys never make room.
 TEST(NeuronCache, SlidingWindowKeepsThePreviousToken) {
-  auto cache = NeuronCache::Create({.key_space = 16,
-                                    .capacity_bytes = 16,
-                                    .policy = "window",
-                                    .entry_bytes = 1,
-                                    .window_tokens = 1});
+  auto cache = NeuronCache::Create(
+      {.key_space = 16, .capacity_bytes = 3, .policy = "window", .entry_bytes = 1, .window_tokens = 1});
   ASSERT_TRUE(cache.ok());
   const std::vector<std::vector<CacheKey>> tokens = {{1, 2, 3}, {1, 4, 1}, {2, 5, 1}, {2, 3, 4}};
   for (const auto& token : tokens) {
     for (CacheKey k : token) (*cache)->Access(k, 1);
     (*cache)->OnTokenEnd();
   }
-  EXPECT_EQ((*cache)->stats().hits, 4u);
-  EXPECT_EQ((*cache)->stats().expirations, 5u);
+  EXPECT_EQ((*cache)->stats().hits, 4u);  // 1 and 1, then 1, then 2
   std::set<CacheKey> resident;
   for (CacheKey k = 0; k < 16; ++k) {
     if ((*cache)->Contains(k)) resident.insert(k);
   }
   EXPECT_EQ(resident, (std::set<CacheKey>{2, 3, 4}));
-  EXPECT_EQ((*cache)->used_bytes(), 3);
+}
+
+// Selective persistence: with room beyond the window, keys that left it stay
+// (memory is not left unused), and the heaviest of them stay longest.
+TEST(NeuronCache, SlidingWindowKeepsTheMostUsedKeysBeyondIt) {
+  auto roomy = NeuronCache::Create(
+      {.key_space = 16, .capacity_bytes = 16, .policy = "window", .entry_bytes = 1, .window_tokens = 1});
+  ASSERT_TRUE(roomy.ok());
+  for (const auto& token : std::vector<std::vector<CacheKey>>{{1, 2, 3}, {1, 4, 1}, {2, 5, 1}, {2, 3, 4}}) {
+    for (CacheKey k : token) (*roomy)->Access(k, 1);
+    (*roomy)->OnTokenEnd();
+  }
+  EXPECT_EQ((*roomy)->stats().hits, 7u);
+  EXPECT_EQ((*roomy)->used_bytes(), 5);
+
+  auto run = [](std::vector<float> weight) {
+    auto cache = NeuronCache::Create({.key_space = 16, .capacity_bytes = 3, .policy = "window",
+                                      .entry_bytes = 1, .window_tokens = 0,
+                                      .key_weight = std::move(weight)});
+    for (const auto& token : std::vector<std::vector<CacheKey>>{{9, 1, 2}, {3, 4}, {5, 9}}) {
+      for (CacheKey k : token) (*cache)->Access(k, 1);
+      (*cache)->OnTokenEnd();
+    }
+    return (*cache)->stats().hits;
+  };
+  std::vector<float> hot9(16, 0.0f);
+  hot9[9] = 10;
+  EXPECT_EQ(run(hot9), 1u);  // 9 outlived 1 and 2
+  EXPECT_EQ(run({}), 0u);    // oldest first: 9 went first
 }
 
 // LFU (ties to the least recently used) against a brute-force reference.

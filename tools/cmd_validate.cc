@@ -96,7 +96,7 @@ int RunValidate(const ValidateArgs& a) {
   if (!cases.ok()) return ReportError(cases.status());
   if (!a.only.empty()) {
     std::erase_if(*cases, [&](const ValidationCase& c) {
-      return c.group != a.only && c.id.find(a.only) == std::string::npos;
+      return c.group != a.only && !c.id.starts_with(a.only);
     });
   }
   ProgressBar bar("validate");
@@ -134,7 +134,7 @@ void AddValidateCommand(CLI::App& app, Dispatch& dispatch) {
       "simulator and print predicted against published, with the error per entry and group");
   v->add_option("--catalog", a->catalogs,
                 "Also run the entries of this catalog file (repeatable; same format)");
-  v->add_option("--only", a->only, "Only the entries of this group (a-h) or whose id contains this");
+  v->add_option("--only", a->only, "Only the entries of this group (a-h) or whose id starts so");
   v->add_option("--jobs", a->jobs, "Entries in parallel")
       ->capture_default_str()
       ->check(InRange(1, kMaxJobs));

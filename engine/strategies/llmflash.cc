@@ -180,6 +180,44 @@ std::vector<double> LayerShares(const ActivationProfile& profile, const ModelSpe
   return share;
 }
 
+// Loads the most used neurons (by `weight`) until the cache is full: what
+// persists from the start, before the window claims its share.
+void PreloadMostUsed(const std::vector<float>& weight, int64_t bundle_bytes, NeuronCache* cache) {
+  std::vector<CacheKey> order(weight.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<CacheKey>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](CacheKey a, CacheKey b) { return weight[a] > weight[b]; });
+  for (CacheKey k : order) {
+    if (weight[k] <= 0 || !cache->Preload(k, bundle_bytes)) break;
+  }
+}
+
+// Each layer's share of `total` bytes, at most `layer_bytes` (a whole layer),
+// what a full layer cannot use going to the others by their shares.
+std::vector<int64_t> LayerCapacities(const std::vector<double>& share, int64_t total,
+                                     int64_t layer_bytes) {
+  std::vector<int64_t> cap(share.size(), 0);
+  std::vector<bool> full(share.size(), false);
+  double left = static_cast<double>(total);
+  for (bool changed = true; changed && left > 0;) {
+    changed = false;
+    double open_share = 0;
+    for (size_t l = 0; l < share.size(); ++l) open_share += full[l] ? 0 : share[l];
+    if (open_share <= 0) break;
+    const double budget = left;
+    for (size_t l = 0; l < share.size(); ++l) {
+      if (full[l]) continue;
+      const double want = budget * share[l] / open_share;
+      const double room = static_cast<double>(layer_bytes - cap[l]);
+      const double give = std::min(want, room);
+      cap[l] += static_cast<int64_t>(give);
+      left -= give;
+      if (give >= room) full[l] = changed = true;
+    }
+  }
+  return cap;
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
@@ -225,14 +263,22 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
         "llmflash keeps one cache per layer; policy belady is "
         "available for powerinfer2 and llamacpp");
   }
-  std::vector<double> share = LayerShares(*ctx.profile, m);
+  const int64_t per_layer = m.neurons_per_layer();
+  const std::vector<int64_t> capacity =
+      LayerCapacities(LayerShares(*ctx.profile, m), total, per_layer * b.bundle_bytes);
   std::vector<std::unique_ptr<NeuronCache>> caches;
   int64_t allocated = 0;
   for (int l = 0; l < m.layers; ++l) {
-    co.capacity_bytes = static_cast<int64_t>(share[l] * static_cast<double>(total));
+    co.capacity_bytes = capacity[l];
     allocated += co.capacity_bytes;
+    // Selective persistence keeps a layer's most used neurons beyond its window.
+    co.key_weight.resize(per_layer);
+    for (int64_t i = 0; i < per_layer; ++i) {
+      co.key_weight[i] = static_cast<float>(ctx.profile->count(static_cast<CacheKey>(l * per_layer + i)));
+    }
     absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
     if (!cache.ok()) return cache.status();
+    PreloadMostUsed(co.key_weight, b.bundle_bytes, cache->get());
     caches.push_back(*std::move(cache));
   }
   return std::unique_ptr<Strategy>(
