@@ -34,6 +34,8 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   out.flash.submit_overhead_ns = f.submit_overhead_us() * 1e3;
   out.flash.resubmit_gap_ns = f.resubmit_gap_us() * 1e3;
   out.flash.source = f.source();
+  out.flash.active_w = f.active_w();
+  out.base_w = d.base_w();
   for (const proto::FlashPoint& p : f.points()) {
     out.flash.points.push_back({p.request_bytes(), p.queue_depth(), p.sequential(),
                                 p.range_bytes(), p.core_class(), p.throughput_mb_s() * kMega,
@@ -42,14 +44,15 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   for (const proto::CoreClass& c : d.cores()) {
     out.cores.push_back(
         {c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga, c.source(),
-         c.dense_gops() * kGiga, c.task_dispatch_us() * 1e3});
+         c.dense_gops() * kGiga, c.task_dispatch_us() * 1e3, c.active_w()});
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(), m.app_available_bytes(), m.cpu_gb_s() * kGiga,
               m.npu_gb_s() * kGiga, m.combined_gb_s() * kGiga, m.rewrite_gb_s() * kGiga,
-              m.source()};
+              m.source(), m.page_cache().empty() ? "lru" : m.page_cache(),
+              m.energy_pj_per_byte() * 1e-12};
   out.npu = {d.npu().present(), d.npu().dense_tops() * 1e12, d.npu().launch_overhead_us() * 1e3,
-             d.npu().source()};
+             d.npu().source(), d.npu().active_w()};
   return out;
 }
 
@@ -68,6 +71,8 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
   f->set_submit_overhead_us(d.flash.submit_overhead_ns / 1e3);
   f->set_resubmit_gap_us(d.flash.resubmit_gap_ns / 1e3);
   f->set_source(d.flash.source);
+  f->set_active_w(d.flash.active_w);
+  out.set_base_w(d.base_w);
   for (const FlashPoint& p : d.flash.points) {
     proto::FlashPoint* q = f->add_points();
     q->set_request_bytes(p.request_bytes);
@@ -87,6 +92,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_gemv_gb_s(c.gemv_bytes_per_s / kGiga);
     q->set_dense_gops(c.dense_ops_per_s / kGiga);
     q->set_task_dispatch_us(c.task_dispatch_ns / 1e3);
+    q->set_active_w(c.active_w);
     q->set_source(c.source);
   }
   proto::Dram* m = out.mutable_dram();
@@ -97,11 +103,14 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
   m->set_combined_gb_s(d.dram.combined_bytes_per_s / kGiga);
   m->set_rewrite_gb_s(d.dram.rewrite_bytes_per_s / kGiga);
   m->set_source(d.dram.source);
+  m->set_page_cache(d.dram.page_cache);
+  m->set_energy_pj_per_byte(d.dram.energy_joules_per_byte * 1e12);
   proto::Npu* n = out.mutable_npu();
   n->set_present(d.npu.present);
   n->set_dense_tops(d.npu.dense_ops_per_s / 1e12);
   n->set_launch_overhead_us(d.npu.launch_overhead_ns / 1e3);
   n->set_source(d.npu.source);
+  n->set_active_w(d.npu.active_w);
   return out;
 }
 

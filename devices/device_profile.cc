@@ -88,6 +88,18 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
   if (npu.present && !In(npu.dense_ops_per_s, 1, kMaxRate * 100)) {
     return Bad(origin, "npu.dense_tops", "must be > 0 when the NPU is present");
   }
+  if (dram.page_cache != "lru" && dram.page_cache != "mglru") {
+    return Bad(origin, "dram.page_cache", "must be \"lru\" or \"mglru\"");
+  }
+  for (double w : {base_w, flash.active_w, npu.active_w}) {
+    if (!In(w, 0, 1000)) return Bad(origin, "base_w", "powers must be in [0, 1000] W");
+  }
+  for (const CoreClassSpec& c : cores) {
+    if (!In(c.active_w, 0, 1000)) return Bad(origin, "cores.active_w", "must be in [0, 1000] W");
+  }
+  if (!In(dram.energy_joules_per_byte, 0, 1e-6)) {
+    return Bad(origin, "dram.energy_pj_per_byte", "must be in [0, 1e6] pJ");
+  }
   if (!In(npu.launch_overhead_ns, 0, kMaxOverheadNs)) {
     return Bad(origin, "npu.launch_overhead_us", "must be in [0, 1 s]");
   }

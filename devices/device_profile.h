@@ -27,6 +27,7 @@ struct FlashSpec {
   int command_queue_depth = 32;
   int command_queues = 1;
   double multi_issuer_penalty = 0;
+  double active_w = 0;  // storage power while reads are in flight (W)
   double submit_overhead_ns = 0;  // per batch of reads, beyond the throughput points
   double resubmit_gap_ns = 0;     // per read after the first k of a batch limited to k in flight
   std::string source;
@@ -41,6 +42,7 @@ struct CoreClassSpec {
   std::string source;
   double dense_ops_per_s = 0;  // dense (prefill) operations per second, one core
   double task_dispatch_ns = 0;  // hand-off to a worker and back, per compute task
+  double active_w = 0;          // power of one busy core (W); 0 = not stated
 };
 
 struct DramSpec {
@@ -51,6 +53,8 @@ struct DramSpec {
   double combined_bytes_per_s = 0;
   double rewrite_bytes_per_s = 0;
   std::string source;
+  std::string page_cache = "lru";  // "lru" or "mglru" (see device.proto)
+  double energy_joules_per_byte = 0;
 };
 
 struct NpuSpec {
@@ -58,6 +62,7 @@ struct NpuSpec {
   double dense_ops_per_s = 0;
   double launch_overhead_ns = 0;
   std::string source;
+  double active_w = 0;  // power while computing (W)
 };
 
 struct DeviceProfile {
@@ -70,8 +75,11 @@ struct DeviceProfile {
   NpuSpec npu;
   std::string measured_on;
   std::string sources;
+  double base_w = 0;  // SoC power beyond the busy units while the app runs (W)
 
   int total_cores() const;
+  // Whether the profile states power figures (energy per token is then modelled).
+  bool has_power() const { return base_w > 0; }
   const CoreClassSpec* FindCoreClass(const std::string& name) const;
   // Checks every field a simulation relies on; errors name `origin` and the field.
   absl::Status Validate(const std::string& origin) const;

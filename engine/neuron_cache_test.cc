@@ -230,3 +230,30 @@ TEST(NeuronIndexer, RoundTrips) {
 
 }  // namespace
 }  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// A file read cyclically (as llama.cpp reads its weights every token), larger
+// than the cache: strict LRU keeps evicting what comes next and hits nothing at
+// any size; the refault-protected page cache keeps a stable part once it holds
+// at least half of the file, and then hits about its share of the file.
+TEST(NeuronCache, CyclicScanHitsOnlyWithRefaultProtection) {
+  const uint32_t file = 100;
+  auto hit_rate = [&](const std::string& policy, int64_t capacity) {
+    auto cache = NeuronCache::Create(
+        {.key_space = file, .capacity_bytes = capacity, .policy = policy, .entry_bytes = 1});
+    EXPECT_TRUE(cache.ok()) << cache.status();
+    for (int pass = 0; pass < 20; ++pass) {
+      for (CacheKey k = 0; k < file; ++k) (*cache)->Access(k, 1);
+    }
+    return (*cache)->stats().hit_rate();
+  };
+  for (int64_t c : {30, 60, 90}) EXPECT_EQ(hit_rate("lru", c), 0.0) << c;
+  EXPECT_LT(hit_rate("workingset", 30), 0.02);
+  EXPECT_NEAR(hit_rate("workingset", 60), 0.5, 0.1);
+  EXPECT_NEAR(hit_rate("workingset", 90), 0.75, 0.1);
+}
+
+}  // namespace
+}  // namespace sparseflash

@@ -43,6 +43,7 @@ struct RunSetupConfig {
   int threads = 0;
   int cpu_cores = 1;
   bool npu_present = false;
+  std::string page_cache = "lru";  // the device's page cache (llamacpp)
   // Where the offline activation profile (hot neurons) comes from, disjoint from
   // the evaluated tokens unless asked: "generator" (default: the model's
   // generator profile, its long-run activation probabilities), "oracle" (the

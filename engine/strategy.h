@@ -38,6 +38,7 @@ struct StrategyContext {
   int decode_tokens = 0;
   int cpu_cores = 1;
   bool npu_present = false;
+  std::string page_cache = "lru";              // the device's page cache ("lru" or "mglru")
   const ActivationProfile* profile = nullptr;  // offline activation profile
   const AccessOracle* oracle = nullptr;        // future accesses (Belady only)
   uint64_t seed = 1;
@@ -102,6 +103,7 @@ struct StrategySettings {
   int threads = 0;                   // 0 = the strategy's default
   int cpu_cores = 8;
   bool npu_present = true;
+  std::string page_cache = "lru";
 };
 absl::StatusOr<std::map<std::string, std::string>> ResolveStrategyOptions(
     const std::string& name, const StrategySettings& settings, const ModelSpec& model);

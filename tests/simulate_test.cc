@@ -123,6 +123,30 @@ TEST(Simulate, LlmFlashUsesMemoryBeyondItsWindow) {
   EXPECT_LT(previous_bytes, 1e6) << "with the whole FFN in memory almost nothing is read";
 }
 
+// llama.cpp reads its mmap-ed weights cyclically: a strict-LRU page cache
+// smaller than the file evicts each page just before it is needed again, while
+// the phone kernels' refault protection keeps a stable part of the file.
+TEST(Simulate, RefaultProtectedPageCacheKeepsPartOfACyclicallyReadFile) {
+  std::map<std::string, double> bytes;
+  for (std::string pc : {"lru", "mglru"}) {
+    SimulationConfig c = Config("llamacpp", "bamboo-7b", "oneplus12");
+    c.ffn_resident = 0.6;
+    c.options = {"page_cache=" + pc};
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->options.at("page_cache"), pc);
+    bytes[pc] = Summarize(r->record).flash_bytes_per_token;
+  }
+  const double ffn = ComputeModelBytes(*LoadModel("bamboo-7b")).ffn_bytes;
+  EXPECT_GT(bytes["lru"], 0.9 * ffn) << "strict LRU keeps nothing of a cyclic scan";
+  EXPECT_LT(bytes["mglru"], 0.7 * bytes["lru"]);
+  SimulationConfig defaults = Config("llamacpp", "bamboo-7b", "oneplus12");
+  defaults.ffn_resident = 0.6;
+  absl::StatusOr<SimulationResult> r = Simulate(defaults);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->options.at("page_cache"), "mglru") << "the phone profile's kernel";
+}
+
 // Events further apart than the progress interval (a very slow device) must not
 // stall the run.
 TEST(Simulate, SlowFlashStillFinishes) {

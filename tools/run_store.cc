@@ -61,7 +61,8 @@ RunConfig MakeRunConfig(const SimulationConfig& c) {
                          .policy = c.policy,
                          .threads = c.threads,
                          .cpu_cores = c.device.total_cores(),
-                         .npu_present = c.device.npu.present};
+                         .npu_present = c.device.npu.present,
+                         .page_cache = c.device.dram.page_cache};
   StrategySettings defaults = given;
   defaults.options.clear();
   defaults.policy.clear();

@@ -16,5 +16,6 @@ std::unique_ptr<EvictionPolicy> MakeS3Fifo(const PolicyOptions& options);
 std::unique_ptr<EvictionPolicy> MakeSlidingWindow(const PolicyOptions& options);
 std::unique_ptr<EvictionPolicy> MakeStaticSet(const PolicyOptions& options);
 std::unique_ptr<EvictionPolicy> MakeBelady(const PolicyOptions& options);
+std::unique_ptr<EvictionPolicy> MakeWorkingSet(const PolicyOptions& options);
 
 }  // namespace sparseflash

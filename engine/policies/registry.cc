@@ -14,7 +14,7 @@ struct Registration {
 constexpr Registration kPolicies[] = {
     {"lru", MakeLru},          {"fifo", MakeFifo},     {"lfu", MakeLfu},
     {"s3fifo", MakeS3Fifo},    {"sieve", MakeSieve},   {"window", MakeSlidingWindow},
-    {"static", MakeStaticSet}, {"belady", MakeBelady},
+    {"static", MakeStaticSet}, {"belady", MakeBelady},  {"workingset", MakeWorkingSet},
 };
 
 }  // namespace

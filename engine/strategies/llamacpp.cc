@@ -1,8 +1,10 @@
 // llamacpp: llama.cpp as the PowerInfer-2 baseline (reference/techniques.md
 // section 3): dense compute, weights mmap'ed, so they live in the kernel's page
 // cache. The cache is modelled as read-around windows (128 KiB, Linux default)
-// of the weight file under an LRU-like policy with the budget left after the
-// anonymous memory (KV cache, buffers). Each compute thread faults on its part
+// of the weight file with the budget left after the anonymous memory (KV cache,
+// buffers), replaced as the device's kernel does (`page_cache`: strict LRU, which
+// re-reads the whole file every token once it does not fit, or the refault
+// protection of the multi-generational LRU, which keeps part of it). Each compute thread faults on its part
 // of each matrix and blocks on a synchronous read-around read per missing
 // window; the faulting threads are the device's queue depth.
 #include <algorithm>
@@ -125,8 +127,15 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   const ModelBytes& b = ctx.bytes;
   const int threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores));
   const int64_t window = int64_t{opt.Int("read_ahead_kb", 128, 4, 1 << 20)} * 1024;  // Linux default [ext]
-  const std::string policy = ReadPolicy(opt, ctx, "lru");
+  // The kernel's page cache: strict LRU, or refault-protected ("mglru", the
+  // multi-generational LRU of Android's kernels); the device's by default.
+  const std::string page_cache = opt.String("page_cache", ctx.page_cache);
+  const std::string policy = ReadPolicy(opt, ctx, page_cache == "mglru" ? "workingset" : "lru");
   if (absl::Status st = opt.Check("llamacpp"); !st.ok()) return st;
+  if (page_cache != "lru" && page_cache != "mglru") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("llamacpp: page_cache='", page_cache, "' is not lru or mglru"));
+  }
   if (window < 4096 || window % 4096 != 0) {
     return absl::InvalidArgumentError("llamacpp: read_ahead_kb must be a multiple of 4");
   }
@@ -137,18 +146,18 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
           ? CacheBudget(-1, ctx.ffn_resident, 0, b.ffn_bytes, "")
           : CacheBudget(ctx.memory_bytes, -1, anonymous, 0, "KV cache and runtime buffers");
   if (!budget.ok()) return budget.status();
-  int64_t page_cache = ctx.ffn_resident >= 0 ? *budget + b.non_ffn_bytes() : *budget;
-  page_cache = std::min(page_cache, file + window);
+  int64_t cache_bytes = ctx.ffn_resident >= 0 ? *budget + b.non_ffn_bytes() : *budget;
+  cache_bytes = std::min(cache_bytes, file + window);
   NeuronCacheOptions co;
   co.key_space = static_cast<uint32_t>(file / window + 2);
-  co.capacity_bytes = page_cache;
+  co.capacity_bytes = cache_bytes;
   co.policy = policy;
   co.entry_bytes = window;
   co.oracle = ctx.oracle;
   absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
   if (!cache.ok()) return cache.status();
   return std::unique_ptr<Strategy>(
-      new LlamaCpp(ctx, threads, window, *std::move(cache), {anonymous, page_cache}));
+      new LlamaCpp(ctx, threads, window, *std::move(cache), {anonymous, cache_bytes}));
 }
 
 }  // namespace sparseflash
