@@ -1,6 +1,7 @@
 #include "engine/layer_costs.h"
 
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "common/units.h"
@@ -15,6 +16,7 @@ LayerCosts ComputeLayerCosts(const ModelSpec& m, const ModelBytes& b) {
   c.predictor_bytes = b.predictor_bytes / m.layers;
   const int64_t expert_bytes = int64_t{m.d_ffn} * b.bundle_bytes;
   c.layer_ffn_bytes = expert_bytes * m.experts;
+  c.layer_ffn_flash_bytes = int64_t{m.d_ffn} * b.bundle_flash_bytes * m.experts;
   c.dense_ffn_bytes = expert_bytes * m.top_k;
   c.head_bytes = m.tied_embeddings ? b.embedding_bytes : b.embedding_bytes / 2;
   const double d = m.d_model;
@@ -48,26 +50,31 @@ absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
 namespace sparseflash {
 
 NodeId PlanDensePrefill(const LayerCosts& c, int tokens, ComputeUnit unit, int parts,
-                        int64_t read_bytes_per_layer, int64_t request_bytes, WorkPlan* plan) {
+                        const PrefillReads& reads, WorkPlan* plan) {
   const double ops_per_layer = c.ops_per_token * tokens / c.layers;
-  NodeId prev_compute = kNoNode, prev_read = kNoNode;
+  std::vector<NodeId> computes;  // per layer
+  NodeId prev_read = kNoNode;
   for (int l = 0; l < c.layers; ++l) {
     const NodeId first = static_cast<NodeId>(plan->size());
-    NodeId read = prev_read;
-    if (read_bytes_per_layer > 0) {
+    const NodeId prev_compute = l > 0 ? computes.back() : kNoNode;
+    NodeId read = kNoNode;
+    if (reads.bytes_per_layer > 0) {
       FlashRead r;
-      r.request_bytes = request_bytes;
-      r.count = static_cast<int32_t>((read_bytes_per_layer + request_bytes - 1) / request_bytes);
+      r.request_bytes = reads.request_bytes;
+      r.count = static_cast<int32_t>((reads.bytes_per_layer + reads.request_bytes - 1) /
+                                     reads.request_bytes);
       r.max_in_flight = 1;
       r.sequential = true;
-      read = plan->Read(r, {prev_read});
+      // The buffer this read fills is free once the layer `lookahead + 1` back is computed.
+      const int freed = l - 1 - reads.lookahead_layers;
+      read = plan->Read(r, {prev_read, freed >= 0 ? computes[freed] : kNoNode});
       prev_read = read;
     }
-    prev_compute = plan->Parallel(ComputeKind::kOther, unit, 0, ops_per_layer,
-                                  unit == ComputeUnit::kNpu ? 1 : parts, {prev_compute, read});
+    computes.push_back(plan->Parallel(ComputeKind::kOther, unit, 0, ops_per_layer,
+                                      unit == ComputeUnit::kNpu ? 1 : parts, {prev_compute, read}));
     plan->StampLayer(first, l);
   }
-  return plan->Join({prev_compute, prev_read});
+  return plan->Join({computes.back(), prev_read});
 }
 
 }  // namespace sparseflash

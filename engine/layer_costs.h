@@ -14,13 +14,14 @@ namespace sparseflash {
 
 struct LayerCosts {
   int layers = 0;
-  int64_t attention_bytes = 0;     // weights of one layer's attention
-  int64_t kv_bytes_per_token = 0;  // one layer's K and V for one position
-  int64_t predictor_bytes = 0;     // one layer's predictor(s)
-  int64_t dense_ffn_bytes = 0;     // one layer's FFN as a dense engine streams it per token
-  int64_t layer_ffn_bytes = 0;     // one layer's whole FFN (all experts)
-  int64_t head_bytes = 0;          // LM head (and the embedding row)
-  double ops_per_token = 0;        // 2 x weights a token uses (prefill, dense)
+  int64_t attention_bytes = 0;        // weights of one layer's attention
+  int64_t kv_bytes_per_token = 0;     // one layer's K and V for one position
+  int64_t predictor_bytes = 0;        // one layer's predictor(s)
+  int64_t dense_ffn_bytes = 0;        // one layer's FFN as a dense engine streams it per token
+  int64_t layer_ffn_bytes = 0;        // one layer's whole FFN (all experts)
+  int64_t layer_ffn_flash_bytes = 0;  // the same as stored on flash (padded bundles)
+  int64_t head_bytes = 0;             // LM head (and the embedding row)
+  double ops_per_token = 0;           // 2 x weights a token uses (prefill, dense)
 
   // One layer's attention at KV position `position`.
   int64_t AttentionBytes(int position) const {
@@ -57,11 +58,20 @@ NodeId PlanLayers(const LayerCosts& c, int position, int threads, ComputeUnit at
 
 namespace sparseflash {
 
+// The weights a dense prefill reads from flash per layer: one I/O thread reads
+// `bytes_per_layer` sequentially in `request_bytes` requests, at most
+// `lookahead_layers` layers ahead of the compute (each layer in flight holds a
+// buffer: 1 = PowerInfer-2's "preload the next layer", 0 = reads on demand).
+struct PrefillReads {
+  int64_t bytes_per_layer = 0;
+  int64_t request_bytes = 1;
+  int lookahead_layers = 1;
+};
+
 // A dense prefill of `tokens` tokens: each layer's compute (operations on
 // `unit`, split over `parts`) waits for the previous layer and for that layer's
-// `read_bytes_per_layer` of weights, which one I/O thread reads sequentially in
-// `request_bytes` requests one layer ahead (PowerInfer-2 v3 section 4.1).
+// reads (PowerInfer-2 v3 section 4.1).
 NodeId PlanDensePrefill(const LayerCosts& c, int tokens, ComputeUnit unit, int parts,
-                        int64_t read_bytes_per_layer, int64_t request_bytes, WorkPlan* plan);
+                        const PrefillReads& reads, WorkPlan* plan);
 
 }  // namespace sparseflash

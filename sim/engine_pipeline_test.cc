@@ -5,6 +5,7 @@
 
 #include "engine/engine.h"
 #include "engine/ffn_plan.h"
+#include "engine/layer_costs.h"
 #include "gtest/gtest.h"
 #include "sim/event_queue.h"
 #include "sim/sim_compute.h"
@@ -152,6 +153,35 @@ TEST(FfnPlan, CountsBecomeClustersAndReads) {
   EXPECT_EQ(updown_reads, 200);
   // Every gate row once, up/down only for non-zero gates.
   EXPECT_EQ(compute_bytes, 512 * 2560 + 450 * (7680 - 2560));
+}
+
+// A dense prefill over 4 layers, 1 MB of weights read per layer (1 ms).
+Nanos DensePrefillLatency(double compute_ms_per_layer, int64_t read_mb_per_layer, int lookahead) {
+  LayerCosts c;
+  c.layers = 4;
+  c.ops_per_token = 4 * compute_ms_per_layer * 1e6;  // the toy core does 1e9 ops/s
+  const PrefillReads reads{.bytes_per_layer = read_mb_per_layer * kMB,
+                           .request_bytes = kMB,
+                           .lookahead_layers = lookahead};
+  RunRecord r =
+      RunPlan([&](WorkPlan* p) { return PlanDensePrefill(c, 1, ComputeUnit::kCpu, 1, reads, p); });
+  return r.tokens.at(0).latency;
+}
+
+// Compute-bound (3 ms per layer): one layer of lookahead hides every read but
+// the first (1 + 4 x 3 ms); reading on demand serialises them (4 x (1 + 3) ms).
+TEST(EnginePipeline, PrefillReadsOneLayerAheadHideBehindCompute) {
+  EXPECT_EQ(DensePrefillLatency(3, 1, 1).ns, 13 * kMB);
+  EXPECT_EQ(DensePrefillLatency(3, 1, 0).ns, 16 * kMB);
+}
+
+// I/O-bound (3 ms of reads, 1 ms of compute per layer): with one layer of
+// lookahead the reads run back to back and only the last compute shows
+// (4 x 3 + 1 ms); a deeper lookahead cannot do better than the flash.
+TEST(EnginePipeline, PrefillIsBoundByTheFlashWhenReadsDominate) {
+  EXPECT_EQ(DensePrefillLatency(1, 3, 1).ns, 13 * kMB);
+  EXPECT_EQ(DensePrefillLatency(1, 3, 3).ns, 13 * kMB);
+  EXPECT_EQ(DensePrefillLatency(1, 3, 0).ns, 16 * kMB);
 }
 
 }  // namespace

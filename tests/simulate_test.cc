@@ -177,7 +177,7 @@ TEST(Simulate, ChromeTraceFollowsTheTraceEventRules) {
   ASSERT_TRUE(j.contains("traceEvents"));
   std::set<int> named;
   std::map<int, std::vector<std::pair<double, double>>> spans;  // lane -> [ts, end)
-  std::map<int64_t, double> open;                              // async id -> begin ts
+  std::map<int64_t, double> open;                               // async id -> begin ts
   int reads = 0, hits = 0, misses = 0;
   std::set<int64_t> steps;
   for (const auto& e : j["traceEvents"]) {
@@ -332,6 +332,27 @@ TEST(Simulate, ConfigurationsThePapersRanAreNotRefused) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_LE(r->memory.resident_bytes + r->memory.cache_bytes, persimmon.memory_bytes);
   EXPECT_GT(r->memory.cache_bytes, b.ffn_bytes / 10);  // room for a window
+}
+
+// At prefill nearly every neuron is active, so PowerInfer-2 reads each layer's
+// whole FFN (as stored on flash) unless the FFN is all in memory.
+TEST(Simulate, PowerInfer2PrefillReadsTheWholeFfnUnlessItIsCached) {
+  SimulationConfig c = Config("powerinfer2");
+  c.prompt_tokens = 32;
+  c.tokens = 1;
+  const ModelBytes bytes = ComputeModelBytes(c.model);
+  absl::StatusOr<SimulationResult> offloaded = Simulate(c);
+  ASSERT_TRUE(offloaded.ok()) << offloaded.status();
+  ASSERT_TRUE(offloaded->record.has_prefill);
+  const int64_t ffn_flash =
+      int64_t{c.model.d_ffn} * bytes.bundle_flash_bytes * c.model.experts * c.model.layers;
+  EXPECT_EQ(offloaded->record.prefill.flash_bytes, ffn_flash);
+
+  c.ffn_resident = 1.0;
+  absl::StatusOr<SimulationResult> cached = Simulate(c);
+  ASSERT_TRUE(cached.ok()) << cached.status();
+  EXPECT_EQ(cached->record.prefill.flash_bytes, 0);
+  EXPECT_LT(cached->record.prefill.latency.ns, offloaded->record.prefill.latency.ns);
 }
 
 }  // namespace

@@ -32,8 +32,9 @@ int RunSweepCommand(const SweepArgs& a) {
   }
   std::fprintf(stderr, "sweep %s: %zu configurations%s, %d jobs, into %s\n",
                plan->name.empty() ? a.config.c_str() : plan->name.c_str(), jobs.size(),
-               shard->count > 1 ? absl::StrFormat(" (shard %d of %d)", shard->index, shard->count).c_str()
-                                : "",
+               shard->count > 1
+                   ? absl::StrFormat(" (shard %d of %d)", shard->index, shard->count).c_str()
+                   : "",
                a.jobs, a.db.c_str());
   ProgressBar bar("sweep");
   const auto start = std::chrono::steady_clock::now();
@@ -46,8 +47,12 @@ int RunSweepCommand(const SweepArgs& a) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   absl::PrintF("%lld ran, %lld already stored, %lld infeasible, %zu failed, in %s; results in %s\n",
                static_cast<long long>(out->ran), static_cast<long long>(out->skipped),
-               static_cast<long long>(out->infeasible), out->failures.size(), FormatDuration(seconds),
-               a.db);
+               static_cast<long long>(out->infeasible), out->failures.size(),
+               FormatDuration(seconds), a.db);
+  if (out->duplicates > 0) {
+    absl::PrintF("%lld jobs resolved to a configuration another job already has and ran once\n",
+                 static_cast<long long>(out->duplicates));
+  }
   if (out->infeasible > 0) {
     absl::PrintF("infeasible (memory budget below the strategy's resident set), e.g. %s\n",
                  out->infeasible_labels.front());
@@ -61,8 +66,7 @@ int RunSweepCommand(const SweepArgs& a) {
 void AddSweepCommand(CLI::App& app, Dispatch& dispatch) {
   auto a = std::make_shared<SweepArgs>();
   CLI::App* s = app.add_subcommand(
-      "sweep",
-      "Simulate every configuration of a sweep file into a results database (resumable)");
+      "sweep", "Simulate every configuration of a sweep file into a results database (resumable)");
   s->add_option("--config", a->config, "Sweep file (text protobuf; see sweeps/*.textproto)")
       ->required();
   s->add_option("--db", a->db,

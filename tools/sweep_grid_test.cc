@@ -48,7 +48,11 @@ TEST(SweepGrid, ExpandsTheProductOfEachGrid) {
 
 TEST(SweepGrid, AConfigurationInTwoGridsRunsOnce) {
   const std::string grid = R"pb(grid {
-    device: "oneplus12" model: "bamboo-7b" strategy: "powerinfer2" ffn_resident: 0.5 })pb";
+                                  device: "oneplus12"
+                                  model: "bamboo-7b"
+                                  strategy: "powerinfer2"
+                                  ffn_resident: 0.5
+                                })pb";
   absl::StatusOr<SweepPlan> plan = ParseSweep(grid + grid, "dup.textproto", "");
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->jobs.size(), 1u);
@@ -56,8 +60,13 @@ TEST(SweepGrid, AConfigurationInTwoGridsRunsOnce) {
 
 TEST(SweepGrid, ErrorsNameTheFileGridAndField) {
   absl::StatusOr<SweepPlan> plan = ParseSweep(
-      R"pb(grid { name: "g" device: "oneplus12" model: "bamboo-7b" strategy: "powerinfer3"
-                  ffn_resident: 0.5 })pb",
+      R"pb(grid {
+             name: "g"
+             device: "oneplus12"
+             model: "bamboo-7b"
+             strategy: "powerinfer3"
+             ffn_resident: 0.5
+           })pb",
       "s.textproto", "");
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find("s.textproto: grid 1 (g).strategy"), std::string::npos)
@@ -69,9 +78,9 @@ TEST(SweepGrid, ErrorsNameTheFileGridAndField) {
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find("no memory budget"), std::string::npos);
 
-  plan = ParseSweep(R"pb(grid { device: "pixel" model: "bamboo-7b" strategy: "llamacpp"
-                                memory: "4GiB" })pb",
-                    "s.textproto", "");
+  plan = ParseSweep(
+      R"pb(grid { device: "pixel" model: "bamboo-7b" strategy: "llamacpp" memory: "4GiB" })pb",
+      "s.textproto", "");
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find(".device"), std::string::npos);
 
@@ -100,16 +109,19 @@ TEST(SweepGrid, ShardsPartitionTheGrid) {
 TEST(SweepRunner, StoresEachConfigurationOnceAndSkipsStoredOnes) {
   absl::StatusOr<SweepPlan> plan = ParseSweep(
       R"pb(tokens: 8
-           grid { device: "oneplus12" model: "bamboo-7b"
-                  strategy: [ "powerinfer2", "llmflash", "llamacpp", "in_memory" ]
-                  memory_fraction: [ 0.05, 0.6 ] })pb",
+           grid {
+             device: "oneplus12"
+             model: "bamboo-7b"
+             strategy: [ "powerinfer2", "llmflash", "llamacpp", "in_memory" ]
+             memory_fraction: [ 0.05, 0.6 ]
+           })pb",
       "r.textproto", "");
   ASSERT_TRUE(plan.ok()) << plan.status();
   const std::string db = ::testing::TempDir() + "/sweep_runner.db";
   for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
   int64_t calls = 0;
-  absl::StatusOr<SweepOutcome> first =
-      RunSweep(plan->jobs, {.db = db, .jobs = 2, .progress = [&](const SweepProgress&) { ++calls; }});
+  absl::StatusOr<SweepOutcome> first = RunSweep(
+      plan->jobs, {.db = db, .jobs = 2, .progress = [&](const SweepProgress&) { ++calls; }});
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_EQ(calls, 8);
   EXPECT_TRUE(first->failures.empty()) << first->failures.front();
@@ -120,6 +132,38 @@ TEST(SweepRunner, StoresEachConfigurationOnceAndSkipsStoredOnes) {
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(again->ran, 0);
   EXPECT_EQ(again->skipped, 3);
+}
+
+// powerinfer2's default cache policy is lru: naming it gives the same run.
+TEST(SweepRunner, RunsTwoJobsWithTheSameResolvedConfigurationOnce) {
+  absl::StatusOr<SweepPlan> plan = ParseSweep(
+      R"pb(tokens: 8
+           grid {
+             device: "oneplus12"
+             model: "bamboo-7b"
+             strategy: "powerinfer2"
+             memory_fraction: 0.6
+           }
+           grid {
+             device: "oneplus12"
+             model: "bamboo-7b"
+             strategy: "powerinfer2"
+             policy: "lru"
+             memory_fraction: 0.6
+           })pb",
+      "dup.textproto", "");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  ASSERT_EQ(plan->jobs.size(), 2u);
+  const std::string db = ::testing::TempDir() + "/sweep_dup.db";
+  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+  int64_t calls = 0;
+  absl::StatusOr<SweepOutcome> out = RunSweep(
+      plan->jobs, {.db = db, .jobs = 2, .progress = [&](const SweepProgress&) { ++calls; }});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->ran, 1);
+  EXPECT_EQ(out->duplicates, 1);
+  EXPECT_EQ(out->skipped, 0);
+  EXPECT_EQ(calls, 2);
 }
 
 }  // namespace

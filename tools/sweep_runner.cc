@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -27,7 +28,8 @@ class GeneratedTraces {
     const std::string key = absl::StrCat(model.name, "/", seed, "/", tokens);
     auto it = traces_.find(key);
     if (it != traces_.end()) return it->second;
-    absl::StatusOr<std::shared_ptr<const TokenTrace>> trace = GenerateTokenTrace(model, seed, tokens);
+    absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
+        GenerateTokenTrace(model, seed, tokens);
     if (!trace.ok()) return trace.status();
     traces_.emplace(key, *trace);
     return trace;
@@ -67,6 +69,7 @@ class SweepState {
     absl::StatusOr<SimulationConfig> config = ResolveJob(job);
     if (!config.ok()) return Finish(job, config.status(), false);
     const RunConfig key = MakeRunConfig(*config);
+    if (!Claim(key.Key())) return Duplicate();
     absl::StatusOr<bool> stored = db.Has(key.Key(), "simulated");
     if (!stored.ok()) return stored.status();
     if (*stored) return Finish(job, absl::OkStatus(), true);
@@ -79,12 +82,24 @@ class SweepState {
     absl::StatusOr<SimulationResult> r = Simulate(*config);
     if (!r.ok()) return Finish(job, r.status(), false);
     const RunSummary s = Summarize(r->record);
-    absl::StatusOr<int64_t> id = db.Insert(
-        MakeRunRow(key, "simulated", RunFigures(*config, s, r->memory, r->options, ExtrasOf(*r)), r->record));
+    absl::StatusOr<int64_t> id = db.Insert(MakeRunRow(
+        key, "simulated", RunFigures(*config, s, r->memory, r->options, ExtrasOf(*r)), r->record));
     // Another process running the same sweep may have stored it meanwhile: then
     // this run counts as already stored, not as one more run.
     if (!id.ok() && !absl::IsAlreadyExists(id.status())) return id.status();
     return Finish(job, absl::OkStatus(), /*skipped=*/!id.ok());
+  }
+
+  // False when an earlier job of this sweep already has the configuration `key`.
+  bool Claim(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return claimed_.insert(key).second;
+  }
+
+  absl::Status Duplicate() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++outcome_.duplicates;
+    return Done();
   }
 
   absl::Status Finish(const SweepJob& job, const absl::Status& status, bool skipped) {
@@ -99,6 +114,11 @@ class SweepState {
     } else {
       ++outcome_.ran;
     }
+    return Done();
+  }
+
+  // Counts one more job done and reports progress; mu_ is held.
+  absl::Status Done() {
     ++done_;
     if (options_.progress) {
       const double elapsed =
@@ -114,6 +134,7 @@ class SweepState {
   std::atomic<size_t> next_{0};
   GeneratedTraces traces_;
   std::mutex mu_;
+  std::set<std::string> claimed_;  // configuration keys of this sweep's jobs
   SweepOutcome outcome_;
   int64_t done_ = 0;
 };

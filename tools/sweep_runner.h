@@ -29,6 +29,9 @@ struct SweepOptions {
 
 struct SweepOutcome {
   int64_t total = 0, skipped = 0, ran = 0, infeasible = 0;
+  // Jobs that resolve to the same configuration as an earlier job of this sweep
+  // (e.g. a policy row naming the strategy's default policy): run once, counted here.
+  int64_t duplicates = 0;
   std::vector<std::string> failures;  // "label: error"
   std::vector<std::string> infeasible_labels;
 };

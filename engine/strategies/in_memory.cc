@@ -29,7 +29,7 @@ class InMemory : public Strategy {
   CacheCounters counters() const override { return {}; }
 
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
-    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, threads_, 0, 1, plan);
+    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, threads_, {}, plan);
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {

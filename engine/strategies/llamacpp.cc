@@ -4,9 +4,9 @@
 // of the weight file with the budget left after the anonymous memory (KV cache,
 // buffers), replaced as the device's kernel does (`page_cache`: strict LRU, which
 // re-reads the whole file every token once it does not fit, or the refault
-// protection of the multi-generational LRU, which keeps part of it). Each compute thread faults on its part
-// of each matrix and blocks on a synchronous read-around read per missing
-// window; the faulting threads are the device's queue depth.
+// protection of the multi-generational LRU, which keeps part of it). Each compute thread faults on
+// its part of each matrix and blocks on a synchronous read-around read per missing window; the
+// faulting threads are the device's queue depth.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -44,8 +44,12 @@ class LlamaCpp : public Strategy {
 
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
     const double resident = std::min(1.0, double(memory_.cache_bytes) / double(FileBytes()));
-    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, threads_,
-                            static_cast<int64_t>((1 - resident) * layer_stride_), window_, plan);
+    // mmap: a layer's pages fault in when its compute touches them.
+    const PrefillReads reads{
+        .bytes_per_layer = static_cast<int64_t>((1 - resident) * layer_stride_),
+        .request_bytes = window_,
+        .lookahead_layers = 0};
+    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, threads_, reads, plan);
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
@@ -126,7 +130,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
                                                        const StrategyContext& ctx) {
   const ModelBytes& b = ctx.bytes;
   const int threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores));
-  const int64_t window = int64_t{opt.Int("read_ahead_kb", 128, 4, 1 << 20)} * 1024;  // Linux default [ext]
+  const int64_t window =
+      int64_t{opt.Int("read_ahead_kb", 128, 4, 1 << 20)} * 1024;  // Linux default [ext]
   // The kernel's page cache: strict LRU, or refault-protected ("mglru", the
   // multi-generational LRU of Android's kernels); the device's by default.
   const std::string page_cache = opt.String("page_cache", ctx.page_cache);

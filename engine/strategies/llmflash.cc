@@ -64,18 +64,20 @@ class LlmFlash : public Strategy {
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
     const double resident =
         std::min(1.0, double(memory_.cache_bytes) / double(ctx_.bytes.ffn_bytes));
-    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, s_.threads,
-                            static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes), 1 << 20,
-                            plan);
+    const PrefillReads reads{
+        .bytes_per_layer = static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes),
+        .request_bytes = 1 << 20,
+        .lookahead_layers = 1};
+    return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, s_.threads, reads, plan);
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
     if (!s_.predictor_on) return PlanStreaming(position, plan);
     // The token's input embedding row, read from flash when it is not resident.
-    const NodeId row = ctx_.bytes.untied_input_embedding_bytes > 0
-                           ? plan->Read({.request_bytes = AlignUp(ctx_.bytes.matrix_row_bytes, 4096),
-                                         .count = 1})
-                           : kNoNode;
+    const NodeId row =
+        ctx_.bytes.untied_input_embedding_bytes > 0
+            ? plan->Read({.request_bytes = AlignUp(ctx_.bytes.matrix_row_bytes, 4096), .count = 1})
+            : kNoNode;
     return PlanLayers(
         costs_, position, s_.threads, ComputeUnit::kCpu, plan,
         [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); }, row);
@@ -227,9 +229,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   Settings s;
   s.threads = ReadThreads(opt, ctx, std::min(8, ctx.cpu_cores));
   s.predictor_on = opt.Bool("predictor", true);
-  s.window = opt.Int("window", 4, 0, 1024);                // [LF] k = 4 (OPT, Falcon)
-  const bool bundling = opt.Bool("bundling", true);  // [LF] row-column bundling
-  s.io_threads = opt.Int("io_threads", 32, 1, 4096);       // [LF]
+  s.window = opt.Int("window", 4, 0, 1024);           // [LF] k = 4 (OPT, Falcon)
+  const bool bundling = opt.Bool("bundling", true);   // [LF] row-column bundling
+  s.io_threads = opt.Int("io_threads", 32, 1, 4096);  // [LF]
   s.memory_management = opt.Bool("memory_management", true);
   s.hybrid_share = opt.Double("hybrid_share", 0.5, 0, 1);  // [LF] naive = 0, hybrid = 0.5
   s.predictor = ReadPredictorOptions(opt, ctx);
@@ -274,7 +276,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
     // Selective persistence keeps a layer's most used neurons beyond its window.
     co.key_weight.resize(per_layer);
     for (int64_t i = 0; i < per_layer; ++i) {
-      co.key_weight[i] = static_cast<float>(ctx.profile->count(static_cast<CacheKey>(l * per_layer + i)));
+      co.key_weight[i] =
+          static_cast<float>(ctx.profile->count(static_cast<CacheKey>(l * per_layer + i)));
     }
     absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
     if (!cache.ok()) return cache.status();

@@ -63,12 +63,16 @@ class PowerInfer2 : public Strategy {
   MemoryPlan memory() const override { return {resident_, s_.cache.capacity_bytes}; }
   CacheCounters counters() const override { return {cache_->hits(), cache_->accesses()}; }
 
+  // At prefill nearly every neuron is active, so a layer is one dense cluster:
+  // unless the whole FFN is in memory, the layer's FFN is read whole from flash,
+  // sequentially, one layer ahead of the NPU (v3 section 4.1).
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
-    const double missing_share =
-        1.0 - std::min(1.0, double(s_.cache.capacity_bytes) / double(ctx_.bytes.ffn_bytes));
-    const int64_t read = static_cast<int64_t>(missing_share * costs_.layer_ffn_bytes);
+    const bool in_memory = s_.cache.capacity_bytes >= ctx_.bytes.ffn_bytes;
+    const PrefillReads reads{.bytes_per_layer = in_memory ? 0 : costs_.layer_ffn_flash_bytes,
+                             .request_bytes = 512 * 1024,
+                             .lookahead_layers = 1};
     return PlanDensePrefill(costs_, tokens, s_.npu ? ComputeUnit::kNpu : ComputeUnit::kCpu,
-                            s_.threads, read, 512 * 1024, plan);
+                            s_.threads, reads, plan);
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
