@@ -69,8 +69,8 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
   const DramSpec& dram = profile_.dram;
   const bool npu = w.core == nullptr;
   // Per task: the NPU's graph launch, or handing the task to a CPU worker and back.
-  Nanos overhead{static_cast<int64_t>(npu ? profile_.npu.launch_overhead_ns
-                                          : w.core->task_dispatch_ns)};
+  Nanos overhead{
+      static_cast<int64_t>(npu ? profile_.npu.launch_overhead_ns : w.core->task_dispatch_ns)};
   if (task.ops > 0) {
     *dram_rate = 0;
     const double rate = npu ? profile_.npu.dense_ops_per_s : w.core->dense_ops_per_s;
@@ -110,7 +110,8 @@ void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTa
     w.task = std::move(task);
     Worker* worker = &w;
     const bool npu = &pool == &npu_;
-    queue_->After(d, [this, worker, npu] { Finish(worker, npu); }, label);
+    queue_->After(
+        d, [this, worker, npu] { Finish(worker, npu); }, label);
   }
 }
 
@@ -139,6 +140,16 @@ std::vector<Nanos> SimComputeBackend::busy_times() const {
   for (const Worker& w : cpu_) out.push_back(w.busy_time);
   for (const Worker& w : npu_) out.push_back(w.busy_time);
   return out;
+}
+
+UnitActivity SimComputeBackend::activity() const {
+  UnitActivity a;
+  for (const Worker& w : cpu_) {
+    a.cpu_busy.push_back(w.busy_time);
+    a.cpu_class.push_back(w.core->name);
+  }
+  for (const Worker& w : npu_) a.npu_busy += w.busy_time;
+  return a;
 }
 
 }  // namespace sparseflash

@@ -16,6 +16,7 @@
 #include "devices/device_profile.h"
 #include "engine/env.h"
 #include "engine/strategy.h"
+#include "sim/energy.h"
 #include "sim/event_queue.h"
 #include "sim/timeline.h"
 
@@ -36,6 +37,8 @@ class SimComputeBackend : public ComputeBackend {
   const std::string& worker_class(int i) const { return cpu_[i].core->name; }
   // Time each worker was busy (CPU workers, then the NPU), for utilisation.
   std::vector<Nanos> busy_times() const;
+  // Busy time of each CPU worker (with its core class) and of the NPU so far.
+  UnitActivity activity() const;
 
  private:
   struct Worker {

@@ -43,6 +43,24 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .profile = c.profile};
 }
 
+namespace {
+
+// Joules per decode token: the units' activity from the end of the prompt to
+// the end of the run.
+double DecodeEnergyPerToken(const DeviceProfile& device, const RunRecord& record,
+                            const UnitActivity& at_start, UnitActivity at_end) {
+  if (record.tokens.empty()) return 0;
+  UnitActivity decode = ActivityBetween(at_start, at_end);
+  for (const StepRecord& t : record.tokens) {
+    decode.flash_busy += t.flash_busy;
+    decode.dram_bytes += t.compute_bytes;
+    decode.elapsed += t.latency;
+  }
+  return EnergyJoules(device, decode) / static_cast<double>(record.tokens.size());
+}
+
+}  // namespace
+
 absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   if (absl::Status s = c.device.Validate(c.device.name); !s.ok()) return s;
   absl::StatusOr<RunSetup> setup = PrepareRun(RunSetupOf(c));
@@ -83,6 +101,11 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
       return c.prompt_tokens > 0 && !engine.record().has_prefill ? -1 : done;
     });
   }
+  // Units' busy time when the prompt is done: decode energy is what follows.
+  UnitActivity at_decode_start = (*compute)->activity();
+  engine.set_observer([&](int64_t step, NodeId, const WorkNode&) {
+    if (step < 0) at_decode_start = (*compute)->activity();
+  });
   engine.Start();
   uint64_t reported = 0;
   while (!queue.empty() && !engine.finished()) {
@@ -100,6 +123,8 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   result.events = queue.events_run();
   result.event_log = queue.log();
   result.worker_busy = (*compute)->busy_times();
+  result.energy_j_per_token =
+      DecodeEnergyPerToken(c.device, result.record, at_decode_start, (*compute)->activity());
   return result;
 }
 

@@ -355,5 +355,29 @@ TEST(Simulate, PowerInfer2PrefillReadsTheWholeFfnUnlessItIsCached) {
   EXPECT_LT(cached->record.prefill.latency.ns, offloaded->record.prefill.latency.ns);
 }
 
+// Energy follows the units' work: with half the FFN offloaded, the flash
+// device's busy time at its power is part of each token's energy; a profile
+// without powers gives none.
+TEST(Simulate, EnergyPerTokenCountsTheFlashBusyTimeAndNeedsPowers) {
+  SimulationConfig c = Config("powerinfer2", "turbosparse-mistral-7b");
+  absl::StatusOr<SimulationResult> offloaded = Simulate(c);
+  ASSERT_TRUE(offloaded.ok()) << offloaded.status();
+  double flash_s = 0;
+  for (const StepRecord& t : offloaded->record.tokens) flash_s += t.flash_busy.seconds();
+  flash_s /= static_cast<double>(offloaded->record.tokens.size());
+  ASSERT_GT(flash_s, 1e-3);
+  const double flash_w = c.device.flash.active_w;
+  ASSERT_GT(flash_w, 0);
+  c.device.flash.active_w = 0;
+  absl::StatusOr<SimulationResult> unpowered_flash = Simulate(c);
+  ASSERT_TRUE(unpowered_flash.ok());
+  EXPECT_NEAR(offloaded->energy_j_per_token - unpowered_flash->energy_j_per_token,
+              flash_w * flash_s, 1e-9);
+  c.device.base_w = 0;
+  absl::StatusOr<SimulationResult> unpowered = Simulate(c);
+  ASSERT_TRUE(unpowered.ok());
+  EXPECT_EQ(unpowered->energy_j_per_token, 0);
+}
+
 }  // namespace
 }  // namespace sparseflash

@@ -1,9 +1,9 @@
 // sparseflash simulate: one trace-driven simulated run, printed as text or JSON.
 #include <iostream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/units.h"
@@ -34,8 +34,8 @@ absl::StatusOr<std::pair<int64_t, int64_t>> ParseStepRange(const std::string& te
   int64_t a = 0, b = 0;
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &a) || !absl::SimpleAtoi(parts[1], &b) ||
       a < -1 || b <= a) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--chrome-trace-tokens '", text, "': expected A:B with -1 <= A < B, e.g. 0:16"));
+    return absl::InvalidArgumentError(absl::StrCat("--chrome-trace-tokens '", text,
+                                                   "': expected A:B with -1 <= A < B, e.g. 0:16"));
   }
   return std::make_pair(a, b);
 }
@@ -55,6 +55,10 @@ void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSu
                FormatBytes(static_cast<int64_t>(s.flash_bytes_per_token)),
                s.flash_throughput_bytes_per_s / 1e6, s.io_ms_per_token);
   absl::PrintF("  I/O stall share   %.1f %% of the critical path\n", 100 * s.io_stall_share);
+  if (r.energy_j_per_token > 0) {
+    absl::PrintF("  energy            %.3f J/token (%.2f W; unit powers from the device profile)\n",
+                 r.energy_j_per_token, r.energy_j_per_token * s.decode_tokens_per_s);
+  }
   absl::PrintF("  mean token (ms):");
   for (int p = 0; p < kBreakdownParts; ++p) {
     absl::PrintF(" %s %.2f", BreakdownName(p), s.breakdown_ms[p]);
