@@ -36,7 +36,7 @@ class Merger {
     absl::StatusOr<std::vector<RunRow>> rows = (*in)->ReadRuns();
     if (!rows.ok()) return rows.status();
     std::map<int64_t, int64_t> new_id;  // id in `path` -> id in the output
-    for (RunRow& r : *rows) {  // ids ascend, so a prediction precedes its measurement
+    for (RunRow& r : *rows) {           // ids ascend, so a prediction precedes its measurement
       const int64_t old_id = r.id;
       r.linked_run = r.linked_run > 0 && new_id.count(r.linked_run) ? new_id[r.linked_run] : 0;
       absl::StatusOr<int64_t> id = MergeRow(path, r);
@@ -57,11 +57,11 @@ class Merger {
         return it->second.id;
       }
       if (!keep_both_) {
-        return absl::AlreadyExistsError(absl::StrCat(
-            path, ": run ", r.id, " (", r.config.strategy, " on ", r.config.device, ", ",
-            r.config.model, ", ", r.mode, ", key ", r.config.Key(), ") has different figures from ",
-            out_.path(), " run ", it->second.id,
-            "; nothing was merged (pass --keep-both to keep both results)"));
+        return absl::AlreadyExistsError(
+            absl::StrCat(path, ": run ", r.id, " (", r.config.strategy, " on ", r.config.device,
+                         ", ", r.config.model, ", ", r.mode, ", key ", r.config.Key(),
+                         ") has different figures from ", out_.path(), " run ", it->second.id,
+                         "; nothing was merged (pass --keep-both to keep both results)"));
       }
       r.origin = std::filesystem::path(path).filename().string();
       if (stored_.count(KeyOf(r))) {

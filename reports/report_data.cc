@@ -23,15 +23,17 @@ ReportRun ToReportRun(const RunRow& r) {
   x.trace = r.config.trace;
   x.strategy = r.config.strategy;
   x.policy = r.config.policy;
-  x.options = r.config.options_json == "[]" || r.config.options_json == "{}" ? ""
-                                                                              : r.config.options_json;
+  x.options =
+      r.config.options_json == "[]" || r.config.options_json == "{}" ? "" : r.config.options_json;
   x.origin = r.origin;
   x.threads = r.config.threads;
   x.tokens = r.config.tokens;
   x.latency_ms = r.token_latency_ms;
   const nlohmann::json f = nlohmann::json::parse(r.figures_json, nullptr, false);
   if (!f.is_object()) return x;
-  auto num = [&](const char* key) { return f.contains(key) && f[key].is_number() ? f[key].get<double>() : 0.0; };
+  auto num = [&](const char* key) {
+    return f.contains(key) && f[key].is_number() ? f[key].get<double>() : 0.0;
+  };
   x.tokens_per_s = r.decode_tokens_per_s;
   x.policy_used = x.policy;
   if (x.policy_used.empty() && f.contains("options") && f["options"].is_object() &&
@@ -56,8 +58,8 @@ ReportRun ToReportRun(const RunRow& r) {
                        : static_cast<int64_t>(num("resident_bytes")) + x.cache_bytes;
   if (f.contains("breakdown_ms") && f["breakdown_ms"].is_object()) {
     // nlohmann::json sorts keys; keep the engine's order where it is known.
-    static const char* kOrder[] = {"attention", "predictor", "ffn_compute", "io_wait",
-                                   "memory_management", "other"};
+    static const char* kOrder[] = {"attention", "predictor",         "ffn_compute",
+                                   "io_wait",   "memory_management", "other"};
     std::set<std::string> seen;
     for (const char* k : kOrder) {
       if (f["breakdown_ms"].contains(k)) {
@@ -145,9 +147,10 @@ void ComparePolicies(Study& s, const std::vector<const ReportRun*>& simulated) {
     g->runs.emplace(policy, r);  // the first of duplicates stays
   }
   for (auto& [strategy, groups] : by_strategy) {
-    std::sort(groups.begin(), groups.end(), [](const PolicyComparison& a, const PolicyComparison& b) {
-      return a.memory_bytes < b.memory_bytes;
-    });
+    std::sort(groups.begin(), groups.end(),
+              [](const PolicyComparison& a, const PolicyComparison& b) {
+                return a.memory_bytes < b.memory_bytes;
+              });
     for (PolicyComparison& g : groups) {
       if (g.runs.size() < 2) continue;
       for (const auto& [policy, run] : g.runs) s.policies[strategy][policy].push_back(run);
@@ -165,8 +168,9 @@ Study BuildStudy(const std::string& device, const std::string& model,
     if (!At(curve, r->memory_bytes)) curve.push_back({r->memory_bytes, r});
   }
   for (auto& [strategy, curve] : s.curves) {
-    std::sort(curve.begin(), curve.end(),
-              [](const BudgetPoint& a, const BudgetPoint& b) { return a.memory_bytes < b.memory_bytes; });
+    std::sort(curve.begin(), curve.end(), [](const BudgetPoint& a, const BudgetPoint& b) {
+      return a.memory_bytes < b.memory_bytes;
+    });
   }
   AddSpeedups(s);
   ChooseBudget(s);
@@ -204,7 +208,8 @@ ReportData BuildReportData(std::vector<RunRow> rows, const std::string& db_path)
     by_id[r.id] = &r;
     if (r.mode == "simulated" && r.origin.empty()) by_study[{r.device, r.model}].push_back(&r);
   }
-  for (const auto& [key, runs] : by_study) d.studies.push_back(BuildStudy(key.first, key.second, runs));
+  for (const auto& [key, runs] : by_study)
+    d.studies.push_back(BuildStudy(key.first, key.second, runs));
   for (const ReportRun& r : d.runs) {
     if (r.mode != "real" || r.linked_run == 0 || !by_id.count(r.linked_run)) continue;
     const ReportRun* p = by_id[r.linked_run];
@@ -224,7 +229,11 @@ absl::StatusOr<ReportData> LoadReportData(const std::string& path) {
           absl::StrCat(path, ": run ", r.id, ": figures are not a JSON object"));
     }
   }
-  return BuildReportData(*std::move(rows), path);
+  absl::StatusOr<std::vector<ValidationRow>> validation = (*db)->ReadValidation();
+  if (!validation.ok()) return validation.status();
+  ReportData data = BuildReportData(*std::move(rows), path);
+  data.validation = *std::move(validation);
+  return data;
 }
 
 namespace {
@@ -270,20 +279,22 @@ std::string StudyHeadline(const Study& s, bool with_why) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < stretches.size(); ++i) {
     const Stretch& st = stretches[i];
-    const std::string range = st.from == st.to ? absl::StrCat("at ", FormatGb(st.from))
-                                               : absl::StrCat("from ", FormatGb(st.from), " to ",
-                                                              FormatGb(st.to));
+    const std::string range =
+        st.from == st.to ? absl::StrCat("at ", FormatGb(st.from))
+                         : absl::StrCat("from ", FormatGb(st.from), " to ", FormatGb(st.to));
     if (alone[i]) {
       parts.push_back(absl::StrCat(i == 0 ? "Only " : "only ", st.strategy, " fits ", range));
       continue;
     }
     std::vector<std::string> gains;
-    for (const auto& [baseline, name] : {std::pair<std::string, std::string>{"llamacpp", "llama.cpp"},
-                                         {"llmflash", "LLM in a Flash"}}) {
+    for (const auto& [baseline, name] :
+         {std::pair<std::string, std::string>{"llamacpp", "llama.cpp"},
+          {"llmflash", "LLM in a Flash"}}) {
       if (std::string g = GainOver(s, st, baseline, name); !g.empty()) gains.push_back(g);
     }
-    parts.push_back(absl::StrCat(st.strategy, " is fastest ", range,
-                                 gains.empty() ? "" : absl::StrCat(" (", absl::StrJoin(gains, ", "), ")")));
+    parts.push_back(
+        absl::StrCat(st.strategy, " is fastest ", range,
+                     gains.empty() ? "" : absl::StrCat(" (", absl::StrJoin(gains, ", "), ")")));
   }
   std::string headline = absl::StrCat(absl::StrJoin(parts, "; "), ".");
   if (with_why && !s.at_chosen.empty()) {
@@ -293,8 +304,8 @@ std::string StudyHeadline(const Study& s, bool with_why) {
                                     r->strategy, FormatBytesShort(r->flash_bytes_per_token),
                                     100 * r->io_stall_share));
     }
-    absl::StrAppend(&headline, " Why, at ", FormatGb(s.chosen_budget), ": ", absl::StrJoin(why, "; "),
-                    ".");
+    absl::StrAppend(&headline, " Why, at ", FormatGb(s.chosen_budget), ": ",
+                    absl::StrJoin(why, "; "), ".");
   }
   return headline;
 }

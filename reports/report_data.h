@@ -83,6 +83,7 @@ struct ReportData {
   std::vector<ReportRun> runs;  // every run, in id order
   std::vector<Study> studies;
   std::vector<Replay> replays;
+  std::vector<ValidationRow> validation;  // `sparseflash validate` results stored here
 };
 
 // Reads the database at `path` (read only) and derives the report's tables;

@@ -96,8 +96,11 @@ std::string PolicyChart(const std::string& strategy,
     for (const ReportRun* r : runs) sizes.insert(r->cache_bytes);
   }
   if (sizes.size() == 1) {
-    StackedBarChart bars{.title = title, .y_label = "hit rate (%)", .y_max = 100,
-                         .parts = {"hit rate"}, .colors = {ColorFor(strategy)}};
+    StackedBarChart bars{.title = title,
+                         .y_label = "hit rate (%)",
+                         .y_max = 100,
+                         .parts = {"hit rate"},
+                         .colors = {ColorFor(strategy)}};
     for (const auto& [policy, runs] : policies) {
       bars.categories.push_back(policy);
       bars.values.push_back({100 * runs.front()->hit_rate});
@@ -122,11 +125,12 @@ std::string PolicyChart(const std::string& strategy,
 // Shares of the mean token's critical path (bars of equal height, so a fast
 // strategy's split is as readable as a slow one's), with the token's time on top.
 std::string BreakdownChart(const Study& s) {
-  StackedBarChart c{.title = absl::StrCat("Where a token's time goes at ", FormatGb(s.chosen_budget)),
-                    .y_label = "share of token time (%)",
-                    .y_max = 100};
+  StackedBarChart c{
+      .title = absl::StrCat("Where a token's time goes at ", FormatGb(s.chosen_budget)),
+      .y_label = "share of token time (%)",
+      .y_max = 100};
   static const std::map<std::string, std::string> kColors = {
-      {"attention", "#56B4E9"}, {"predictor", "#CC79A7"}, {"ffn_compute", "#009E73"},
+      {"attention", "#56B4E9"}, {"predictor", "#CC79A7"},         {"ffn_compute", "#009E73"},
       {"io_wait", "#D55E00"},   {"memory_management", "#E69F00"}, {"other", "#999999"}};
   for (const ReportRun* r : s.at_chosen) {
     for (const auto& [part, ms] : r->breakdown_ms) {
@@ -174,15 +178,17 @@ std::string CdfChart(const Study& s) {
 }
 
 std::string StudySection(const Study& s) {
-  std::string h = absl::StrCat("<h2 id=\"", EscapeXml(s.device + "-" + s.model), "\">",
-                               EscapeXml(s.model), " on ", EscapeXml(s.device), "</h2>\n",
-                               "<p class=\"headline\">", EscapeXml(StudyHeadline(s)), "</p>\n",
-                               "<div class=\"charts\">\n");
-  absl::StrAppend(&h, Figure(TokensChart(s), "Simulated decode speed of each strategy with its "
-                                             "default settings; higher is better."));
+  std::string h =
+      absl::StrCat("<h2 id=\"", EscapeXml(s.device + "-" + s.model), "\">", EscapeXml(s.model),
+                   " on ", EscapeXml(s.device), "</h2>\n", "<p class=\"headline\">",
+                   EscapeXml(StudyHeadline(s)), "</p>\n", "<div class=\"charts\">\n");
+  absl::StrAppend(&h, Figure(TokensChart(s),
+                             "Simulated decode speed of each strategy with its "
+                             "default settings; higher is better."));
   if (s.curves.count("llamacpp")) {
-    absl::StrAppend(&h, Figure(SpeedupChart(s, "llamacpp", "llama.cpp"),
-                               "Each strategy's tokens/s divided by llama.cpp's at the same budget."));
+    absl::StrAppend(&h,
+                    Figure(SpeedupChart(s, "llamacpp", "llama.cpp"),
+                           "Each strategy's tokens/s divided by llama.cpp's at the same budget."));
   }
   if (s.curves.count("llmflash")) {
     absl::StrAppend(&h, Figure(SpeedupChart(s, "llmflash", "LLM in a Flash"),
@@ -195,10 +201,12 @@ std::string StudySection(const Study& s) {
                                "bounds what any policy can do. The table below ranks them."));
   }
   if (!s.at_chosen.empty()) {
-    absl::StrAppend(&h, Figure(BreakdownChart(s), "The mean token's critical path, split by what "
-                                                  "it waited for; the token's time is on top."));
-    absl::StrAppend(&h, Figure(CdfChart(s), "Distribution of per-token latency; further left is "
-                                            "faster, a long tail means stalls."));
+    absl::StrAppend(&h, Figure(BreakdownChart(s),
+                               "The mean token's critical path, split by what "
+                               "it waited for; the token's time is on top."));
+    absl::StrAppend(&h, Figure(CdfChart(s),
+                               "Distribution of per-token latency; further left is "
+                               "faster, a long tail means stalls."));
   }
   absl::StrAppend(&h, "</div>\n", TableHtml(BudgetTable(s)));
   if (!s.policy_comparisons.empty()) absl::StrAppend(&h, TableHtml(PolicyTable(s)));
@@ -228,10 +236,55 @@ std::string ReplaySection(const ReportData& d) {
     c.x.log = c.y.log = true;
   }
   return absl::StrCat("<h2 id=\"replays\">Predicted against measured</h2>\n<div class=\"charts\">",
-                      Figure(RenderXyChart(c), "Each replay on real hardware beside the "
-                                               "simulator's prediction for the same configuration; "
-                                               "points on the dashed line are exact."),
+                      Figure(RenderXyChart(c),
+                             "Each replay on real hardware beside the "
+                             "simulator's prediction for the same configuration; "
+                             "points on the dashed line are exact."),
                       "</div>\n", TableHtml(ReplayTable(d)));
+}
+
+// Published against simulated on log-log axes: y = x and a +-15 % band, one
+// series per group of the catalog.
+std::string ValidationSection(const ReportData& d) {
+  if (d.validation.empty()) return "";
+  XyChart c{.title = "Simulated against published (every metric, log-log)",
+            .x = {.label = "published value (the entry's unit)", .log = true},
+            .y = {.label = "simulated value (the same unit)", .log = true},
+            .lines = false,
+            .diagonal = true};
+  std::map<std::string, ChartSeries> by_group;
+  double lo = 1e300, hi = 0;
+  for (const ValidationRow& v : d.validation) {
+    if (!(v.published > 0 && v.simulated > 0)) continue;  // not drawable on log axes
+    ChartSeries& ser = by_group[v.group];
+    ser.name = absl::StrCat("group ", v.group);
+    ser.points.push_back({v.published, v.simulated});
+    lo = std::min({lo, v.published, v.simulated});
+    hi = std::max({hi, v.published, v.simulated});
+  }
+  // One distinct colour per group (Okabe-Ito), in group order.
+  static const char* kGroupColors[] = {"#0072B2", "#E69F00", "#009E73", "#D55E00",
+                                       "#CC79A7", "#56B4E9", "#000000", "#F0E442"};
+  for (auto& [k, s] : by_group) {
+    s.color = kGroupColors[c.series.size() % (sizeof(kGroupColors) / sizeof(kGroupColors[0]))];
+    c.series.push_back(std::move(s));
+  }
+  if (hi > 0) {
+    for (double f : {0.85, 1.15}) {
+      c.series.push_back({.name = f < 1 ? "-15 %" : "+15 %",
+                          .color = "#999999",
+                          .points = {{lo, lo * f}, {hi, hi * f}},
+                          .dashed = true,
+                          .guide = true});
+    }
+  }
+  return absl::StrCat(
+      "<h2 id=\"validation\">Validation against published results</h2>\n<div class=\"charts\">",
+      Figure(RenderXyChart(c),
+             "Each entry of the validation catalog: the published figure against what the "
+             "simulator predicts for the same configuration. On the solid line the two agree; "
+             "between the dashed lines they are within 15 %."),
+      "</div>\n", TableHtml(ValidationTable(d)));
 }
 
 }  // namespace
@@ -251,12 +304,15 @@ std::string RenderHtml(const ReportData& d) {
                       EscapeXml(s.model), " on ", EscapeXml(s.device), "</a> &middot; ");
     }
     if (!d.replays.empty()) h += "<a href=\"#replays\">predicted against measured</a> &middot; ";
+    if (!d.validation.empty()) h += "<a href=\"#validation\">validation</a> &middot; ";
     h += "<a href=\"#runs\">every run</a></p>\n";
   }
   for (const Study& s : d.studies) h += StudySection(s);
   h += ReplaySection(d);
+  h += ValidationSection(d);
   absl::StrAppend(&h, "<h2 id=\"runs\">Every run</h2>\n<details><summary>", d.runs.size(),
-                  " runs (open)</summary>\n", TableHtml(RunsTable(d)), "</details>\n</body></html>\n");
+                  " runs (open)</summary>\n", TableHtml(RunsTable(d)),
+                  "</details>\n</body></html>\n");
   return h;
 }
 

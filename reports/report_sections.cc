@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -16,7 +17,7 @@ TableCell Text(const std::string& s) { return {.text = s}; }
 // Three significant digits, without exponents for the magnitudes reports show.
 TableCell Num(double v) {
   const double a = std::fabs(v);
-  std::string text = a >= 100 ? absl::StrFormat("%.0f", v)
+  std::string text = a >= 100  ? absl::StrFormat("%.0f", v)
                      : a >= 10 ? absl::StrFormat("%.1f", v)
                      : a >= 1  ? absl::StrFormat("%.2f", v)
                                : absl::StrFormat("%.3g", v);
@@ -72,8 +73,13 @@ Table SpeedupTable(const Study& s) {
 
 Table PolicyTable(const Study& s) {
   Table t{.title = absl::StrCat("Cache policies, ", s.model, " on ", s.device), .left_columns = 3};
-  t.header = {"strategy", "memory budget (GB)", "policy", "tokens/s", "hit rate (%)",
-              "tokens/s vs LRU (x)", "hit rate, % of Belady's"};
+  t.header = {"strategy",
+              "memory budget (GB)",
+              "policy",
+              "tokens/s",
+              "hit rate (%)",
+              "tokens/s vs LRU (x)",
+              "hit rate, % of Belady's"};
   for (const PolicyComparison& g : s.policy_comparisons) {
     std::vector<std::pair<std::string, const ReportRun*>> runs(g.runs.begin(), g.runs.end());
     std::stable_sort(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
@@ -96,8 +102,8 @@ Table PolicyTable(const Study& s) {
 Table ReplayTable(const ReportData& d) {
   Table t{.title = "Replays: measured on this hardware against the simulator's prediction",
           .left_columns = 4};
-  t.header = {"strategy", "device profile", "model", "memory budget (GB)", "measured tokens/s",
-              "predicted tokens/s", "error (%)"};
+  t.header = {"strategy",          "device profile",     "model",    "memory budget (GB)",
+              "measured tokens/s", "predicted tokens/s", "error (%)"};
   for (const Replay& r : d.replays) {
     t.rows.push_back({Text(r.measured->strategy), Text(r.measured->device), Text(r.measured->model),
                       Fixed(r.measured->memory_bytes / 1e9, 2), Num(r.measured->tokens_per_s),
@@ -107,30 +113,64 @@ Table ReplayTable(const ReportData& d) {
     std::vector<double> abs;
     for (const Replay& r : d.replays) abs.push_back(std::fabs(r.error));
     std::sort(abs.begin(), abs.end());
-    const double median = abs.size() % 2 ? abs[abs.size() / 2]
-                                         : (abs[abs.size() / 2 - 1] + abs[abs.size() / 2]) / 2;
+    const double median =
+        abs.size() % 2 ? abs[abs.size() / 2] : (abs[abs.size() / 2 - 1] + abs[abs.size() / 2]) / 2;
     t.rows.push_back({Text("median |error|"), Text(""), Text(""), Text(""), Text(""), Text(""),
                       Fixed(100 * median, 1)});
   }
   return t;
 }
 
+Table ValidationTable(const ReportData& d) {
+  Table t{.title = "Validation: published figures against the simulator (sparseflash validate)",
+          .left_columns = 4};
+  t.header = {"entry",     "source",    "metric",    "tolerance (%)",
+              "published", "simulated", "error (%)", "within"};
+  std::map<std::string, std::vector<double>> by_group;
+  for (const ValidationRow& v : d.validation) {
+    const bool within = std::fabs(v.error) <= v.tolerance;
+    t.rows.push_back({Text(v.entry), Text(absl::StrCat(v.source, " ", v.tag)), Text(v.metric),
+                      Fixed(100 * v.tolerance, 0), Num(v.published), Num(v.simulated),
+                      Fixed(100 * v.error, 1), Text(within ? "yes" : "no")});
+    by_group[v.group].push_back(std::fabs(v.error));
+    by_group["all"].push_back(std::fabs(v.error));
+  }
+  for (auto& [group, errors] : by_group) {
+    std::sort(errors.begin(), errors.end());
+    const size_t n = errors.size();
+    const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
+    t.rows.push_back({Text(absl::StrCat("group ", group, ": median |error|, max")), Text(""),
+                      Text(""), Text(""), Text(""), Text(""), Fixed(100 * median, 1),
+                      Text(absl::StrFormat("max %.1f %%", 100 * errors.back()))});
+  }
+  return t;
+}
+
 Table RunsTable(const ReportData& d) {
   Table t{.title = "Every run", .left_columns = 8};
-  t.header = {"id",           "mode",          "device",        "model",
-              "strategy",     "policy",        "options",       "trace",
-              "threads",      "tokens",        "memory (GB)",   "cache (GB)",
-              "tokens/s",     "ttft (ms)",     "p50 (ms)",      "p99 (ms)",
-              "hit rate (%)", "flash MB/token", "I/O stall (%)", "linked run"};
+  t.header = {"id",          "mode",         "device",         "model",         "strategy",
+              "policy",      "options",      "trace",          "threads",       "tokens",
+              "memory (GB)", "cache (GB)",   "tokens/s",       "ttft (ms)",     "p50 (ms)",
+              "p99 (ms)",    "hit rate (%)", "flash MB/token", "I/O stall (%)", "linked run"};
   for (const ReportRun& r : d.runs) {
-    t.rows.push_back({Fixed(static_cast<double>(r.id), 0), Text(r.mode + (r.origin.empty() ? "" : " (" + r.origin + ")")),
-                      Text(r.device), Text(r.model), Text(r.strategy),
-                      Text(r.policy_used.empty() ? "–" : r.policy_used), Text(r.options),
-                      Text(r.trace), Fixed(r.threads_used, 0),
+    t.rows.push_back({Fixed(static_cast<double>(r.id), 0),
+                      Text(r.mode + (r.origin.empty() ? "" : " (" + r.origin + ")")),
+                      Text(r.device),
+                      Text(r.model),
+                      Text(r.strategy),
+                      Text(r.policy_used.empty() ? "–" : r.policy_used),
+                      Text(r.options),
+                      Text(r.trace),
+                      Fixed(r.threads_used, 0),
                       Fixed(static_cast<double>(r.tokens), 0),
-                      Fixed(r.memory_bytes / 1e9, 2), Fixed(r.cache_bytes / 1e9, 2),
-                      Num(r.tokens_per_s), Num(r.ttft_ms), Num(r.p50_ms), Num(r.p99_ms),
-                      Fixed(100 * r.hit_rate, 1), Num(r.flash_bytes_per_token / 1e6),
+                      Fixed(r.memory_bytes / 1e9, 2),
+                      Fixed(r.cache_bytes / 1e9, 2),
+                      Num(r.tokens_per_s),
+                      Num(r.ttft_ms),
+                      Num(r.p50_ms),
+                      Num(r.p99_ms),
+                      Fixed(100 * r.hit_rate, 1),
+                      Num(r.flash_bytes_per_token / 1e6),
                       Fixed(100 * r.io_stall_share, 1),
                       r.linked_run ? Fixed(static_cast<double>(r.linked_run), 0) : Text("")});
   }
@@ -147,7 +187,8 @@ std::string TableHtml(const Table& t) {
   for (const auto& row : t.rows) {
     h += "<tr>";
     for (size_t i = 0; i < row.size(); ++i) {
-      absl::StrAppend(&h, "<td", static_cast<int>(i) < t.left_columns && !row[i].numeric ? " class=\"l\"" : "",
+      absl::StrAppend(&h, "<td",
+                      static_cast<int>(i) < t.left_columns && !row[i].numeric ? " class=\"l\"" : "",
                       ">", EscapeXml(row[i].text), "</td>");
     }
     h += "</tr>\n";

@@ -31,6 +31,9 @@ Table SpeedupTable(const Study& study);
 Table PolicyTable(const Study& study);
 // Replays: measured and predicted tokens/s and the error.
 Table ReplayTable(const ReportData& data);
+// Validation: each published figure against the simulator's, with the error,
+// then the median and largest |error| per group.
+Table ValidationTable(const ReportData& data);
 // Every run with its configuration and figures.
 Table RunsTable(const ReportData& data);
 

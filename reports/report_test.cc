@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
@@ -78,7 +78,8 @@ TEST(Report, TablesMatchTheDatabase) {
 
   bool found = false;
   for (const Speedup& sp : s.speedups) {
-    if (sp.strategy == "powerinfer2" && sp.baseline == "llamacpp" && sp.memory_bytes == 3'000'000'000) {
+    if (sp.strategy == "powerinfer2" && sp.baseline == "llamacpp" &&
+        sp.memory_bytes == 3'000'000'000) {
       EXPECT_DOUBLE_EQ(sp.factor, 4.0 / 0.125);
       found = true;
     }
@@ -87,7 +88,7 @@ TEST(Report, TablesMatchTheDatabase) {
   EXPECT_EQ(s.chosen_budget, 3'000'000'000);
   EXPECT_EQ(s.at_chosen.size(), 3u);
 
-  ASSERT_EQ(s.policies.size(), 1u);  // only powerinfer2 ran several policies
+  ASSERT_EQ(s.policies.size(), 1u);                    // only powerinfer2 ran several policies
   EXPECT_EQ(s.policies.at("powerinfer2").size(), 3u);  // lru (the default's), s3fifo, belady
   EXPECT_TRUE(s.policies.at("powerinfer2").count("lru"));
 
@@ -111,7 +112,8 @@ TEST(Report, TablesMatchTheDatabase) {
   const std::string headline = StudyHeadline(s);
   EXPECT_NE(headline.find("powerinfer2 is fastest from 2.00 GB to 3.00 GB"), std::string::npos)
       << headline;
-  EXPECT_NE(headline.find("20.0-32.0x llama.cpp, 4.0x LLM in a Flash"), std::string::npos) << headline;
+  EXPECT_NE(headline.find("20.0-32.0x llama.cpp, 4.0x LLM in a Flash"), std::string::npos)
+      << headline;
 }
 
 TEST(Report, WritesEveryFileWithTheNumbers) {
@@ -121,7 +123,7 @@ TEST(Report, WritesEveryFileWithTheNumbers) {
   std::filesystem::remove_all(dir);
   absl::StatusOr<std::vector<std::string>> files = WriteReport(*d, dir);
   ASSERT_TRUE(files.ok()) << files.status();
-  EXPECT_EQ(files->size(), 7u);
+  EXPECT_EQ(files->size(), 8u);  // html, md and six CSV files (validation.csv too)
   auto read = [&](const std::string& name) {
     std::ifstream in(dir + "/" + name);
     std::stringstream ss;
@@ -203,6 +205,47 @@ TEST(Report, CoincidingPolicyLinesStayVisible) {
     radii.insert(svg.substr(p + 4, 3));
   }
   EXPECT_EQ(radii.size(), 3u);
+}
+
+// Stored validation results become a section: a log-log chart with the +-15 %
+// band and a table with each entry's error and the per-group median.
+TEST(Report, ValidationResultsGetTheirSectionAndTable) {
+  const std::string path = Fresh("validation.db");
+  {
+    auto db = *ResultsDb::Open(path);
+    ASSERT_TRUE(db->PutValidation({.entry = "a-one",
+                                   .group = "a",
+                                   .source = "Paper T1",
+                                   .tag = "[v1]",
+                                   .metric = "tokens/s",
+                                   .published = 10,
+                                   .simulated = 12,
+                                   .error = 0.2,
+                                   .tolerance = 0.25})
+                    .ok());
+    ASSERT_TRUE(db->PutValidation({.entry = "a-two",
+                                   .group = "a",
+                                   .source = "Paper T1",
+                                   .tag = "[v1]",
+                                   .metric = "tokens/s",
+                                   .published = 4,
+                                   .simulated = 2,
+                                   .error = -0.5,
+                                   .tolerance = 0.25})
+                    .ok());
+  }
+  absl::StatusOr<ReportData> d = LoadReportData(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->validation.size(), 2u);
+  const std::string html = RenderHtml(*d);
+  EXPECT_NE(html.find("id=\"validation\""), std::string::npos);
+  EXPECT_NE(html.find("+15 %"), std::string::npos);
+  const Table t = ValidationTable(*d);
+  ASSERT_EQ(t.rows.size(), 4u);  // two entries, group a, all
+  EXPECT_EQ(t.rows[0][7].text, "yes");
+  EXPECT_EQ(t.rows[1][7].text, "no");
+  EXPECT_DOUBLE_EQ(t.rows[2][6].value, 35);  // median of 20 % and 50 %
+  EXPECT_NE(RenderMarkdown(*d).find("## Validation against published results"), std::string::npos);
 }
 
 }  // namespace

@@ -18,7 +18,8 @@ std::string StudyMarkdown(const Study& s) {
   std::string m = absl::StrCat("## ", s.model, " on ", s.device, "\n\n", StudyHeadline(s), "\n\n");
   absl::StrAppend(&m, "Decode tokens/s by memory budget (simulated, default settings):\n\n",
                   TableMarkdown(BudgetTable(s)), "\n");
-  if (!s.speedups.empty()) absl::StrAppend(&m, "Speedups:\n\n", TableMarkdown(SpeedupTable(s)), "\n");
+  if (!s.speedups.empty())
+    absl::StrAppend(&m, "Speedups:\n\n", TableMarkdown(SpeedupTable(s)), "\n");
   if (!s.at_chosen.empty()) {
     absl::StrAppend(&m, "Where the mean token's time goes at ", FormatGb(s.chosen_budget),
                     " (ms):\n\n| strategy |");
@@ -48,12 +49,16 @@ absl::Status WriteWhole(const std::string& path, const std::string& content) {
 }  // namespace
 
 std::string RenderMarkdown(const ReportData& d) {
-  std::string m = absl::StrCat("# sparseflash report\n\n", d.db_path, ": ", d.runs.size(), " runs, ",
-                               d.studies.size(), " device and model pairs, ", d.replays.size(),
-                               " replays on real hardware.\n\n");
+  std::string m = absl::StrCat("# sparseflash report\n\n", d.db_path, ": ", d.runs.size(),
+                               " runs, ", d.studies.size(), " device and model pairs, ",
+                               d.replays.size(), " replays on real hardware.\n\n");
   for (const Study& s : d.studies) m += StudyMarkdown(s);
   if (!d.replays.empty()) {
     absl::StrAppend(&m, "## Predicted against measured\n\n", TableMarkdown(ReplayTable(d)), "\n");
+  }
+  if (!d.validation.empty()) {
+    absl::StrAppend(&m, "## Validation against published results\n\n",
+                    TableMarkdown(ValidationTable(d)), "\n");
   }
   absl::StrAppend(&m, "Every run is in runs.csv.\n");
   return m;
@@ -65,8 +70,8 @@ std::vector<std::pair<std::string, std::string>> RenderCsvFiles(const ReportData
     // Strategy columns differ between studies, so the CSV files are long-form.
     for (const auto& [strategy, curve] : s.curves) {
       for (const BudgetPoint& p : curve) {
-        absl::StrAppendFormat(&budgets, "%s,%s,%s,%d,%.10g,%.10g,%.10g\n", s.device, s.model, strategy,
-                              p.memory_bytes, p.run->tokens_per_s, p.run->hit_rate,
+        absl::StrAppendFormat(&budgets, "%s,%s,%s,%d,%.10g,%.10g,%.10g\n", s.device, s.model,
+                              strategy, p.memory_bytes, p.run->tokens_per_s, p.run->hit_rate,
                               p.run->io_stall_share);
       }
     }
@@ -93,9 +98,11 @@ std::vector<std::pair<std::string, std::string>> RenderCsvFiles(const ReportData
       {"runs.csv", TableCsv(RunsTable(d))},
       {"policies.csv", TableCsv(policies)},
       {"budgets.csv",
-       "device,model,strategy,memory_bytes,decode_tokens_per_s,hit_rate,io_stall_share\n" + budgets},
+       "device,model,strategy,memory_bytes,decode_tokens_per_s,hit_rate,io_stall_share\n" +
+           budgets},
       {"speedups.csv", "device,model,strategy,over,memory_bytes,speedup\n" + speedups},
       {"replays.csv", TableCsv(ReplayTable(d))},
+      {"validation.csv", TableCsv(ValidationTable(d))},
   };
 }
 

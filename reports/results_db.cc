@@ -6,12 +6,11 @@
 #include <cmath>
 #include <ctime>
 
-#include "nlohmann/json.hpp"
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/files.h"
 #include "common/hash.h"
+#include "nlohmann/json.hpp"
 
 namespace sparseflash {
 namespace {
@@ -119,8 +118,7 @@ std::string RunConfig::CanonicalText() const {
   // A trace file counts by its content, wherever it lies (shards on other machines).
   return absl::StrCat("device=", device, "|device_hash=", device_hash, "|model=", model,
                       "|trace=", trace_hash.empty() ? trace : "file", "|trace_hash=", trace_hash,
-                      "|strategy=", strategy,
-                      "|policy=", policy, "|memory=", memory_bytes,
+                      "|strategy=", strategy, "|policy=", policy, "|memory=", memory_bytes,
                       "|ffn_resident=", absl::StrFormat("%.6f", ffn_resident), "|threads=", threads,
                       "|prompt=", prompt_tokens, "|tokens=", tokens, "|seed=", seed,
                       "|options=", options_json);
@@ -283,9 +281,10 @@ absl::StatusOr<int64_t> ResultsDb::Insert(const RunRow& r) {
 }
 
 absl::StatusOr<int64_t> ResultsDb::InsertRow(const RunRow& r) {
-  static const std::string kSql = absl::StrCat("INSERT INTO runs (", kColumns,
-                                               ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-                                               "?,?,?)");
+  static const std::string kSql =
+      absl::StrCat("INSERT INTO runs (", kColumns,
+                   ") VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+                   "?,?,?)");
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db_, kSql.c_str(), -1, &st, nullptr) != SQLITE_OK) {
     return Error("prepare insert");
@@ -327,8 +326,8 @@ absl::StatusOr<int64_t> ResultsDb::InsertRow(const RunRow& r) {
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
     return rc == SQLITE_CONSTRAINT
-               ? absl::AlreadyExistsError(absl::StrCat(path_, ": run ", c.Key(), " (", r.mode,
-                                                       ") is already stored"))
+               ? absl::AlreadyExistsError(
+                     absl::StrCat(path_, ": run ", c.Key(), " (", r.mode, ") is already stored"))
                : Error("insert run");
   }
   return sqlite3_last_insert_rowid(db_);

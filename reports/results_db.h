@@ -9,8 +9,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,7 +40,7 @@ struct RunRow {
   std::string figures_json;        // the `simulate --json` object
   double decode_tokens_per_s = 0;
   std::vector<double> token_latency_ms;  // per decode token, in order
-  int64_t linked_run = 0;  // a replay's measured run links its prediction
+  int64_t linked_run = 0;                // a replay's measured run links its prediction
   // "" for a run made here; a merged run that differs from a stored one with the
   // same configuration keeps the name of the database it came from.
   std::string origin;
@@ -53,7 +53,7 @@ struct RunRow {
 struct ValidationRow {
   std::string entry, group, source, tag, metric, detail;
   double published = 0, simulated = 0, error = 0, tolerance = 0;
-  int64_t run_id = 0;  // the simulated run behind it (0 for trace statistics)
+  int64_t run_id = 0;               // the simulated run behind it (0 for trace statistics)
   std::string version, created_at;  // set when read back (written: this build, now)
 };
 

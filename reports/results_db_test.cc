@@ -138,9 +138,16 @@ TEST(ResultsDb, ValidationResultsReplaceEarlierOnesOfTheSameEntry) {
   const std::string path = FreshPath("validation.db");
   auto db = ResultsDb::Open(path);
   ASSERT_TRUE(db.ok()) << db.status();
-  ValidationRow v{.entry = "a-x", .group = "a", .source = "Paper, Table 1", .tag = "[LF]",
-                  .metric = "I/O ms per token", .detail = "d", .published = 100, .simulated = 110,
-                  .error = 0.1, .tolerance = 0.25};
+  ValidationRow v{.entry = "a-x",
+                  .group = "a",
+                  .source = "Paper, Table 1",
+                  .tag = "[LF]",
+                  .metric = "I/O ms per token",
+                  .detail = "d",
+                  .published = 100,
+                  .simulated = 110,
+                  .error = 0.1,
+                  .tolerance = 0.25};
   ASSERT_TRUE((*db)->PutValidation(v).ok());
   v.simulated = 95, v.error = -0.05;
   ASSERT_TRUE((*db)->PutValidation(v).ok());

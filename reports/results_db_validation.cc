@@ -65,13 +65,18 @@ absl::StatusOr<std::vector<ValidationRow>> ResultsDb::ReadValidation() {
   std::vector<ValidationRow> out;
   int rc;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-    ValidationRow v{.entry = Text(st, 0), .group = Text(st, 1), .source = Text(st, 2),
-                    .tag = Text(st, 3), .metric = Text(st, 4), .detail = Text(st, 9),
+    ValidationRow v{.entry = Text(st, 0),
+                    .group = Text(st, 1),
+                    .source = Text(st, 2),
+                    .tag = Text(st, 3),
+                    .metric = Text(st, 4),
+                    .detail = Text(st, 9),
                     .published = sqlite3_column_double(st, 5),
                     .simulated = sqlite3_column_double(st, 6),
                     .error = sqlite3_column_double(st, 7),
                     .tolerance = sqlite3_column_double(st, 8),
-                    .run_id = sqlite3_column_int64(st, 10), .version = Text(st, 11),
+                    .run_id = sqlite3_column_int64(st, 10),
+                    .version = Text(st, 11),
                     .created_at = Text(st, 12)};
     out.push_back(std::move(v));
   }

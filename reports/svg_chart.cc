@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -46,8 +47,10 @@ class Scale {
       hi = std::max(hi, lo * 1.0001);
       lo_ = std::pow(10.0, std::floor(std::log10(lo)));
       hi_ = std::pow(10.0, std::ceil(std::log10(hi)));
+      // 1-2-5 ticks over up to three decades; over more, powers of ten only (labels fit).
+      const bool wide = hi_ / lo_ > 1.001e3;
       for (double d = lo_; d <= hi_ * 1.0001; d *= 10) {
-        for (double m : {1.0, 2.0, 5.0}) {
+        for (double m : wide ? std::vector<double>{1.0} : std::vector<double>{1.0, 2.0, 5.0}) {
           if (d * m >= lo_ && d * m <= hi_ * 1.0001) ticks_.push_back(d * m);
         }
       }
@@ -92,9 +95,9 @@ std::string Header(const std::string& title) {
 }
 
 std::string XAxis(const Scale& x, const std::string& label) {
-  std::string s = absl::StrFormat(
-      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", kLeft,
-      kTop + kPlotH, kLeft + kPlotW, kTop + kPlotH);
+  std::string s =
+      absl::StrFormat("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+                      kLeft, kTop + kPlotH, kLeft + kPlotW, kTop + kPlotH);
   for (double t : x.ticks()) {
     absl::StrAppendFormat(&s,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
@@ -107,9 +110,9 @@ std::string XAxis(const Scale& x, const std::string& label) {
 }
 
 std::string YAxis(const Scale& y, const std::string& label) {
-  std::string s = absl::StrFormat(
-      "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", kLeft, kTop,
-      kLeft, kTop + kPlotH);
+  std::string s =
+      absl::StrFormat("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+                      kLeft, kTop, kLeft, kTop + kPlotH);
   for (double t : y.ticks()) {
     absl::StrAppendFormat(&s,
                           "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
@@ -129,7 +132,8 @@ std::string Legend(const std::vector<std::pair<std::string, std::string>>& entri
   for (const auto& [name, color] : entries) {
     const double x = kLeft + kPlotW + 16;
     if (bars) {
-      absl::StrAppendFormat(&s, "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>",
+      absl::StrAppendFormat(&s,
+                            "<rect x=\"%.1f\" y=\"%.1f\" width=\"14\" height=\"12\" fill=\"%s\"/>",
                             x, y - 10, color);
     } else {
       absl::StrAppendFormat(&s,
@@ -137,8 +141,8 @@ std::string Legend(const std::vector<std::pair<std::string, std::string>>& entri
                             "stroke-width=\"3\"/>",
                             x, y - 4, x + 16, y - 4, color);
     }
-    absl::StrAppendFormat(&s, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n",
-                          x + 22, y, EscapeXml(name));
+    absl::StrAppendFormat(&s, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n", x + 22, y,
+                          EscapeXml(name));
     y += 20;
   }
   return s;
@@ -178,10 +182,10 @@ std::string EndLabels(std::vector<EndLabel> labels) {
 }
 
 std::string NoData(const std::string& title) {
-  return Header(title) +
-         absl::StrFormat("<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#666\">no "
-                         "runs for this chart</text></svg>\n",
-                         kWidth / 2, kHeight / 2);
+  return Header(title) + absl::StrFormat(
+                             "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"middle\" fill=\"#666\">no "
+                             "runs for this chart</text></svg>\n",
+                             kWidth / 2, kHeight / 2);
 }
 
 }  // namespace
@@ -190,11 +194,20 @@ std::string EscapeXml(const std::string& text) {
   std::string out;
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -248,18 +261,19 @@ std::string RenderXyChart(const XyChart& c) {
     // Later series get smaller markers: coinciding points show as nested rings.
     const double radius = c.end_labels ? std::max(2.0, 6.0 - 1.2 * index) : (c.lines ? 3.5 : 5);
     ++index;
-    if (c.lines && ser.points.size() > 1) {
+    if ((c.lines || ser.guide) && ser.points.size() > 1) {
       std::string path;
       for (size_t i = 0; i < ser.points.size(); ++i) {
         const ChartPoint& p = ser.points[i];
-        if (i > 0 && c.steps) absl::StrAppendFormat(&path, " L%.1f,%.1f", x(p.x), y(ser.points[i - 1].y));
+        if (i > 0 && c.steps)
+          absl::StrAppendFormat(&path, " L%.1f,%.1f", x(p.x), y(ser.points[i - 1].y));
         absl::StrAppendFormat(&path, "%s%.1f,%.1f", i == 0 ? "M" : " L", x(p.x), y(p.y));
       }
-      absl::StrAppendFormat(&s,
-                            "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
-                            path, ser.color, ser.dashed ? " stroke-dasharray=\"7 4\"" : "");
+      absl::StrAppendFormat(
+          &s, "<path d=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%s\"%s/>\n", path,
+          ser.color, ser.guide ? "1.2" : "2.5", ser.dashed ? " stroke-dasharray=\"7 4\"" : "");
     }
-    if (!c.steps) {
+    if (!c.steps && !ser.guide) {
       for (const ChartPoint& p : ser.points) {
         absl::StrAppendFormat(&s,
                               "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" "
@@ -286,7 +300,8 @@ std::string RenderStackedBars(const StackedBarChart& c) {
   if (c.categories.empty() || top <= 0) return NoData(c.title);
   Scale y(ChartAxis{.label = c.y_label, .max = c.y_max}, 0, top, true);
   std::string s = Header(c.title) + YAxis(y, c.y_label);
-  absl::StrAppendFormat(&s, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+  absl::StrAppendFormat(&s,
+                        "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
                         kLeft, kTop + kPlotH, kLeft + kPlotW, kTop + kPlotH);
   const double slot = kPlotW / static_cast<double>(c.categories.size());
   const double bar = std::min(70.0, slot * 0.6);
@@ -306,9 +321,9 @@ std::string RenderStackedBars(const StackedBarChart& c) {
     absl::StrAppendFormat(&s,
                           "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\">%s"
                           "</text><text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n",
-                          cx, y(base) - 5, i < c.totals.size() ? EscapeXml(c.totals[i]) : Number(base),
-                          cx, kTop + kPlotH + 18,
-                          EscapeXml(c.categories[i]));
+                          cx, y(base) - 5,
+                          i < c.totals.size() ? EscapeXml(c.totals[i]) : Number(base), cx,
+                          kTop + kPlotH + 18, EscapeXml(c.categories[i]));
   }
   std::vector<std::pair<std::string, std::string>> legend;
   for (size_t p = c.parts.size(); p-- > 0;) legend.emplace_back(c.parts[p], c.colors[p]);

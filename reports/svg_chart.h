@@ -18,6 +18,7 @@ struct ChartSeries {
   std::string name, color;
   std::vector<ChartPoint> points;  // drawn in order
   bool dashed = false;
+  bool guide = false;  // a thin line without markers, even in a scatter plot (e.g. a band)
 };
 
 struct ChartAxis {
@@ -31,9 +32,9 @@ struct XyChart {
   std::string title;
   ChartAxis x, y;
   std::vector<ChartSeries> series;
-  bool lines = true;          // false: markers only (scatter)
-  bool diagonal = false;      // draw y = x
-  bool steps = false;         // draw as a step function (CDF)
+  bool lines = true;      // false: markers only (scatter)
+  bool diagonal = false;  // draw y = x
+  bool steps = false;     // draw as a step function (CDF)
   // Instead of a legend, name each series beside its last point (names pushed
   // apart so none covers another, with a leader line), and draw coinciding
   // markers as nested rings, so series that lie on top of each other stay visible.
@@ -42,11 +43,11 @@ struct XyChart {
 
 struct StackedBarChart {
   std::string title, y_label;
-  double y_max = 0;  // fixed top of the axis; 0 = the tallest bar
-  std::vector<std::string> categories;            // one bar each
-  std::vector<std::string> parts, colors;         // stacked from the bottom
-  std::vector<std::vector<double>> values;        // [category][part]
-  std::vector<std::string> totals;                // label above each bar; default: the sum
+  double y_max = 0;                         // fixed top of the axis; 0 = the tallest bar
+  std::vector<std::string> categories;      // one bar each
+  std::vector<std::string> parts, colors;   // stacked from the bottom
+  std::vector<std::vector<double>> values;  // [category][part]
+  std::vector<std::string> totals;          // label above each bar; default: the sum
 };
 
 std::string RenderXyChart(const XyChart& chart);
