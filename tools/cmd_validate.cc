@@ -21,23 +21,8 @@ struct ValidateArgs {
   std::string db, only;
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool json = false;
+  bool markdown = false;
 };
-
-std::string Value(ValidationMetric m, double v) {
-  switch (m) {
-    case ValidationMetric::kHitRate:
-    case ValidationMetric::kMissRateMean:
-    case ValidationMetric::kMissRateP99:
-    case ValidationMetric::kIoShare:
-    case ValidationMetric::kComputeShare:
-    case ValidationMetric::kCpuUtilization:
-    case ValidationMetric::kTraceNewPerToken:
-    case ValidationMetric::kTraceWindowShare:
-      return absl::StrFormat("%.1f %%", 100 * v);
-    default:
-      return absl::StrFormat("%.4g", v);
-  }
-}
 
 void PrintTable(const std::vector<ValidationResult>& results) {
   absl::PrintF("%-34s %-17s %10s %10s %8s\n", "entry", "metric", "published", "simulated", "error");
@@ -47,12 +32,14 @@ void PrintTable(const std::vector<ValidationResult>& results) {
     by_group[e.group].push_back(&r);
     if (!r.status.ok()) {
       absl::PrintF("%-34s %-17s %10s %10s %8s  %s\n", e.id, MetricName(e.metric),
-                   Value(e.metric, e.published), "failed", "", r.status.message());
+                   FormatMetricValue(e.metric, e.published), "failed", "", r.status.message());
       continue;
     }
-    absl::PrintF("%-34s %-17s %10s %10s %+7.1f%%%s\n", e.id, MetricName(e.metric),
-                 Value(e.metric, e.published), Value(e.metric, r.simulated), 100 * r.error,
-                 r.within() ? "" : "  (outside " + absl::StrFormat("%.0f", 100 * e.tolerance) + " %)");
+    absl::PrintF(
+        "%-34s %-17s %10s %10s %+7.1f%%%s\n", e.id, MetricName(e.metric),
+        FormatMetricValue(e.metric, e.published), FormatMetricValue(e.metric, r.simulated),
+        100 * r.error,
+        r.within() ? "" : "  (outside " + absl::StrFormat("%.0f", 100 * e.tolerance) + " %)");
   }
   absl::PrintF("\n%-8s %8s %8s %10s %10s\n", "group", "entries", "within", "median", "max");
   std::vector<const ValidationResult*> all;
@@ -101,13 +88,12 @@ int RunValidate(const ValidateArgs& a) {
   }
   ProgressBar bar("validate");
   const auto start = std::chrono::steady_clock::now();
-  std::vector<ValidationResult> results =
-      RunValidation(*cases, {.jobs = a.jobs, .progress = [&](int done, int total) {
-                               bar(done, total,
-                                   std::chrono::duration<double>(
-                                       std::chrono::steady_clock::now() - start)
-                                       .count());
-                             }});
+  std::vector<ValidationResult> results = RunValidation(
+      *cases,
+      {.jobs = a.jobs, .progress = [&](int done, int total) {
+         bar(done, total,
+             std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+       }});
   if (!a.db.empty()) {
     absl::Status s = StoreValidation(a.db, results);
     if (!s.ok()) return ReportError(s);
@@ -115,6 +101,8 @@ int RunValidate(const ValidateArgs& a) {
   }
   if (a.json) {
     std::cout << ToJson(results).dump(2) << "\n";
+  } else if (a.markdown) {
+    std::cout << ValidationMarkdown(results);
   } else {
     PrintTable(results);
   }
@@ -140,6 +128,9 @@ void AddValidateCommand(CLI::App& app, Dispatch& dispatch) {
       ->check(InRange(1, kMaxJobs));
   v->add_option("--db", a->db, "Store the results (and the simulated runs) in this database");
   v->add_flag("--json", a->json, "Print one JSON array");
+  v->add_flag("--markdown", a->markdown,
+              "Print Markdown tables (the form docs/dev-targets.md keeps)")
+      ->excludes("--json");
   v->callback([&dispatch, a] { dispatch.action = [a] { return RunValidate(*a); }; });
 }
 

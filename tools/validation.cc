@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <thread>
 
@@ -33,9 +34,9 @@ using proto::ValidationEntry;
 
 constexpr uint64_t kTraceStatTokens = 300;
 
-absl::Status EntryError(const std::string& file, const ValidationEntry& e, const std::string& what) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(file, ": entry '", e.id(), "': ", what));
+absl::Status EntryError(const std::string& file, const ValidationEntry& e,
+                        const std::string& what) {
+  return absl::InvalidArgumentError(absl::StrCat(file, ": entry '", e.id(), "': ", what));
 }
 
 // The whole-process budget an entry's budget field stands for.
@@ -62,7 +63,8 @@ absl::Status ApplyBudget(const ValidationEntry& e, const std::string& file, Simu
     case ValidationEntry::BUDGET_NOT_SET:
       break;
   }
-  return EntryError(file, e, "no budget: give memory, memory_fraction, ffn_resident or weights_fraction");
+  return EntryError(file, e,
+                    "no budget: give memory, memory_fraction, ffn_resident or weights_fraction");
 }
 
 absl::StatusOr<ValidationCase> ToCase(const ValidationEntry& e, const std::string& file) {
@@ -146,20 +148,31 @@ double CpuUtilization(const SimulationResult& r) {
 
 double Pick(const ValidationCase& v, const SimulationResult& r, const RunSummary& s) {
   switch (v.metric) {
-    case ValidationMetric::kDecodeTokensPerS: return s.decode_tokens_per_s;
-    case ValidationMetric::kIoMsPerToken: return s.io_ms_per_token;
-    case ValidationMetric::kHitRate: return s.hit_rate;
-    case ValidationMetric::kMissRateMean: return s.miss_rate_mean;
-    case ValidationMetric::kMissRateP99: return s.miss_rate_p99;
-    case ValidationMetric::kIoShare: return s.io_stall_share;
-    case ValidationMetric::kComputeShare: return 1 - s.io_stall_share;
+    case ValidationMetric::kDecodeTokensPerS:
+      return s.decode_tokens_per_s;
+    case ValidationMetric::kIoMsPerToken:
+      return s.io_ms_per_token;
+    case ValidationMetric::kHitRate:
+      return s.hit_rate;
+    case ValidationMetric::kMissRateMean:
+      return s.miss_rate_mean;
+    case ValidationMetric::kMissRateP99:
+      return s.miss_rate_p99;
+    case ValidationMetric::kIoShare:
+      return s.io_stall_share;
+    case ValidationMetric::kComputeShare:
+      return 1 - s.io_stall_share;
     case ValidationMetric::kPrefillTokensPerS:
       return r.record.has_prefill ? v.config.prompt_tokens / r.record.prefill.latency.seconds() : 0;
-    case ValidationMetric::kDramGbPerS: return s.dram_bytes_per_token * s.decode_tokens_per_s / 1e9;
-    case ValidationMetric::kEnergyJPerToken: return r.energy_j_per_token;
-    case ValidationMetric::kCpuUtilization: return CpuUtilization(r);
+    case ValidationMetric::kDramGbPerS:
+      return s.dram_bytes_per_token * s.decode_tokens_per_s / 1e9;
+    case ValidationMetric::kEnergyJPerToken:
+      return r.energy_j_per_token;
+    case ValidationMetric::kCpuUtilization:
+      return CpuUtilization(r);
     case ValidationMetric::kTraceNewPerToken:
-    case ValidationMetric::kTraceWindowShare: break;
+    case ValidationMetric::kTraceWindowShare:
+      break;
   }
   return 0;
 }
@@ -199,19 +212,32 @@ ValidationResult RunOne(const ValidationCase& v) {
 
 const char* MetricName(ValidationMetric m) {
   switch (m) {
-    case ValidationMetric::kDecodeTokensPerS: return "decode tokens/s";
-    case ValidationMetric::kIoMsPerToken: return "I/O ms per token";
-    case ValidationMetric::kHitRate: return "hit rate";
-    case ValidationMetric::kMissRateMean: return "mean miss rate";
-    case ValidationMetric::kMissRateP99: return "p99 miss rate";
-    case ValidationMetric::kIoShare: return "I/O share";
-    case ValidationMetric::kComputeShare: return "compute share";
-    case ValidationMetric::kPrefillTokensPerS: return "prefill tokens/s";
-    case ValidationMetric::kDramGbPerS: return "DRAM GB/s";
-    case ValidationMetric::kEnergyJPerToken: return "J per token";
-    case ValidationMetric::kCpuUtilization: return "CPU utilization";
-    case ValidationMetric::kTraceNewPerToken: return "new per token";
-    case ValidationMetric::kTraceWindowShare: return "window share";
+    case ValidationMetric::kDecodeTokensPerS:
+      return "decode tokens/s";
+    case ValidationMetric::kIoMsPerToken:
+      return "I/O ms per token";
+    case ValidationMetric::kHitRate:
+      return "hit rate";
+    case ValidationMetric::kMissRateMean:
+      return "mean miss rate";
+    case ValidationMetric::kMissRateP99:
+      return "p99 miss rate";
+    case ValidationMetric::kIoShare:
+      return "I/O share";
+    case ValidationMetric::kComputeShare:
+      return "compute share";
+    case ValidationMetric::kPrefillTokensPerS:
+      return "prefill tokens/s";
+    case ValidationMetric::kDramGbPerS:
+      return "DRAM GB/s";
+    case ValidationMetric::kEnergyJPerToken:
+      return "J per token";
+    case ValidationMetric::kCpuUtilization:
+      return "CPU utilization";
+    case ValidationMetric::kTraceNewPerToken:
+      return "new per token";
+    case ValidationMetric::kTraceWindowShare:
+      return "window share";
   }
   return "?";
 }
@@ -309,6 +335,52 @@ ErrorSummary Summarize(const std::vector<const ValidationResult*>& results) {
   s.median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
   s.max = errors.back();
   return s;
+}
+
+std::string FormatMetricValue(ValidationMetric m, double v) {
+  switch (m) {
+    case ValidationMetric::kHitRate:
+    case ValidationMetric::kMissRateMean:
+    case ValidationMetric::kMissRateP99:
+    case ValidationMetric::kIoShare:
+    case ValidationMetric::kComputeShare:
+    case ValidationMetric::kCpuUtilization:
+    case ValidationMetric::kTraceNewPerToken:
+    case ValidationMetric::kTraceWindowShare:
+      return absl::StrFormat("%.1f %%", 100 * v);
+    default:
+      return absl::StrFormat("%.4g", v);
+  }
+}
+
+std::string ValidationMarkdown(const std::vector<ValidationResult>& results) {
+  std::string md =
+      "| Entry | Source | Metric | Published | Simulated | Error | Within |\n"
+      "|---|---|---|---:|---:|---:|---|\n";
+  std::map<std::string, std::vector<const ValidationResult*>> by_group;
+  std::vector<const ValidationResult*> all;
+  for (const ValidationResult& r : results) {
+    const ValidationCase& e = *r.entry;
+    by_group[e.group].push_back(&r);
+    all.push_back(&r);
+    const std::string simulated =
+        r.status.ok() ? FormatMetricValue(e.metric, r.simulated) : "failed";
+    const std::string error = r.status.ok() ? absl::StrFormat("%+.1f %%", 100 * r.error)
+                                            : std::string(r.status.message());
+    absl::StrAppendFormat(
+        &md, "| %s | %s %s | %s | %s | %s | %s | %s |\n", e.id, e.source, e.tag,
+        MetricName(e.metric), FormatMetricValue(e.metric, e.published), simulated, error,
+        r.status.ok() && r.within() ? "yes" : absl::StrFormat("no (%.0f %%)", 100 * e.tolerance));
+  }
+  md += "\n| Group | Entries | Within | Median error | Max error |\n|---|---:|---:|---:|---:|\n";
+  auto row = [&md](const std::string& name, const std::vector<const ValidationResult*>& rs) {
+    const ErrorSummary s = Summarize(rs);
+    absl::StrAppendFormat(&md, "| %s | %d | %d | %.1f %% | %.1f %% |\n", name, s.entries, s.within,
+                          100 * s.median, 100 * s.max);
+  };
+  for (const auto& [group, rs] : by_group) row(group, rs);
+  row("all", all);
+  return md;
 }
 
 }  // namespace sparseflash::cli

@@ -37,9 +37,9 @@ struct ValidationCase {
   ValidationMetric metric = ValidationMetric::kDecodeTokensPerS;
   double published = 0;
   double tolerance = 0.25;
-  int window = 0;            // trace metrics
-  bool trace_only = false;   // no device or strategy: a statistic of the model's trace
-  SimulationConfig config;   // device, model, strategy, options, budget, tokens
+  int window = 0;           // trace metrics
+  bool trace_only = false;  // no device or strategy: a statistic of the model's trace
+  SimulationConfig config;  // device, model, strategy, options, budget, tokens
 };
 
 // The built-in catalog, then `extra_files` (entries of the user's own).
@@ -49,12 +49,12 @@ absl::StatusOr<std::vector<ValidationCase>> LoadValidationCatalog(
 
 struct ValidationResult {
   const ValidationCase* entry = nullptr;
-  absl::Status status;   // why it could not be simulated
+  absl::Status status;  // why it could not be simulated
   double simulated = 0;
-  double error = 0;      // simulated / published - 1
-  std::string detail;    // the quantities behind the figure
-  RunRow run;            // the simulated run (empty for trace metrics)
-  bool within() const;   // |error| <= the entry's tolerance
+  double error = 0;     // simulated / published - 1
+  std::string detail;   // the quantities behind the figure
+  RunRow run;           // the simulated run (empty for trace metrics)
+  bool within() const;  // |error| <= the entry's tolerance
 };
 
 struct ValidationOptions {
@@ -76,5 +76,13 @@ struct ErrorSummary {
   double median = 0, max = 0;
 };
 ErrorSummary Summarize(const std::vector<const ValidationResult*>& results);
+
+// A metric's value as the tables show it ("12.3 %" for shares, else 4 digits).
+std::string FormatMetricValue(ValidationMetric metric, double value);
+
+// The results as Markdown: one row per entry (source, metric, published,
+// simulated, error, within), then median and largest |error| per group and
+// overall. docs/dev-targets.md holds this text as `validate --markdown` prints it.
+std::string ValidationMarkdown(const std::vector<ValidationResult>& results);
 
 }  // namespace sparseflash::cli
