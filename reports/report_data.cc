@@ -28,6 +28,7 @@ ReportRun ToReportRun(const RunRow& r) {
   x.origin = r.origin;
   x.threads = r.config.threads;
   x.tokens = r.config.tokens;
+  x.prompt_tokens = r.config.prompt_tokens;
   x.latency_ms = r.token_latency_ms;
   const nlohmann::json f = nlohmann::json::parse(r.figures_json, nullptr, false);
   if (!f.is_object()) return x;
@@ -206,7 +207,11 @@ ReportData BuildReportData(std::vector<RunRow> rows, const std::string& db_path)
   std::map<int64_t, const ReportRun*> by_id;
   for (const ReportRun& r : d.runs) {
     by_id[r.id] = &r;
-    if (r.mode == "simulated" && r.origin.empty()) by_study[{r.device, r.model}].push_back(&r);
+    // Studies compare decode speed: a run that measures a prompt (prefill) is
+    // listed with every run but is not a point of a decode curve.
+    if (r.mode == "simulated" && r.origin.empty() && r.prompt_tokens == 0) {
+      by_study[{r.device, r.model}].push_back(&r);
+    }
   }
   for (const auto& [key, runs] : by_study)
     d.studies.push_back(BuildStudy(key.first, key.second, runs));
@@ -233,24 +238,68 @@ absl::StatusOr<ReportData> LoadReportData(const std::string& path) {
   if (!validation.ok()) return validation.status();
   ReportData data = BuildReportData(*std::move(rows), path);
   data.validation = *std::move(validation);
+  AttachPublished(&data);
   return data;
+}
+
+void AttachPublished(ReportData* data) {
+  std::map<int64_t, const ReportRun*> by_id;
+  for (const ReportRun& r : data->runs) by_id[r.id] = &r;
+  for (Study& s : data->studies) {
+    s.published.clear();
+    for (const ValidationRow& v : data->validation) {
+      auto run = by_id.find(v.run_id);
+      if (run == by_id.end() || run->second->device != s.device || run->second->model != s.model) {
+        continue;
+      }
+      s.published.push_back(absl::StrFormat("%s %s: %s %.4g, simulated here %.4g (%+.0f %%)",
+                                            v.source, v.tag, v.metric, v.published, v.simulated,
+                                            100 * v.error));
+    }
+  }
 }
 
 namespace {
 
-// "1.3-2.4x name" over the stretch, or "" without a baseline there.
+// A baseline run that caches almost nothing (its hit rate under this) re-reads
+// nearly every weight per token: a speedup over it says little about the
+// faster strategy, so the headline quotes it apart.
+constexpr double kDegenerateHitRate = 0.05;
+
+bool Degenerate(const Study& s, const std::string& baseline, int64_t memory) {
+  auto curve = s.curves.find(baseline);
+  if (curve == s.curves.end()) return false;
+  const ReportRun* r = At(curve->second, memory);
+  return r != nullptr && r->hit_rate < kDegenerateHitRate;
+}
+
+std::string FactorRange(double lo, double hi) {
+  const std::string a = absl::StrFormat("%.1f", lo), b = absl::StrFormat("%.1f", hi);
+  return a == b ? b + "x" : absl::StrCat(a, "-", b, "x");
+}
+
+// "1.3-2.4x name" over the stretch's budgets where the baseline ran normally,
+// then the range where it cached almost nothing, or "" without a baseline there.
 std::string GainOver(const Study& s, const Stretch& st, const std::string& baseline,
                      const std::string& name) {
-  double lo = 1e300, hi = 0;
+  double lo = 1e300, hi = 0, bad_lo = 1e300, bad_hi = 0;
   for (const Speedup& sp : s.speedups) {
-    if (sp.strategy == st.strategy && sp.baseline == baseline && sp.memory_bytes >= st.from &&
-        sp.memory_bytes <= st.to) {
+    if (sp.strategy != st.strategy || sp.baseline != baseline || sp.memory_bytes < st.from ||
+        sp.memory_bytes > st.to) {
+      continue;
+    }
+    if (Degenerate(s, baseline, sp.memory_bytes)) {
+      bad_lo = std::min(bad_lo, sp.factor), bad_hi = std::max(bad_hi, sp.factor);
+    } else {
       lo = std::min(lo, sp.factor), hi = std::max(hi, sp.factor);
     }
   }
-  if (hi <= 0) return "";
-  return hi - lo < 0.05 ? absl::StrFormat("%.1fx %s", hi, name)
-                        : absl::StrFormat("%.1f-%.1fx %s", lo, hi, name);
+  const std::string caveat =
+      absl::StrFormat("%s where %s's cache hits under %.0f %%", FactorRange(bad_lo, bad_hi), name,
+                      100 * kDegenerateHitRate);
+  if (hi <= 0) return bad_hi > 0 ? caveat : "";
+  const std::string normal = absl::StrCat(FactorRange(lo, hi), " ", name);
+  return bad_hi > 0 ? absl::StrCat(normal, "; ", caveat) : normal;
 }
 
 int OffloadingStrategiesAt(const Study& s, int64_t memory) {
@@ -306,6 +355,10 @@ std::string StudyHeadline(const Study& s, bool with_why) {
     }
     absl::StrAppend(&headline, " Why, at ", FormatGb(s.chosen_budget), ": ",
                     absl::StrJoin(why, "; "), ".");
+  }
+  if (!s.published.empty()) {
+    absl::StrAppend(&headline,
+                    " Published for this phone and model: ", absl::StrJoin(s.published, "; "), ".");
   }
   return headline;
 }

@@ -23,6 +23,7 @@ struct ReportRun {
   int threads = 0;          // as configured; 0 = the strategy's default
   int threads_used = 0;     // as run (from the figures' options)
   uint64_t tokens = 0;
+  int prompt_tokens = 0;
   int64_t memory_bytes = 0;  // the budget: as configured, else resident + cache
   int64_t cache_bytes = 0;
   double tokens_per_s = 0, ttft_ms = 0, p50_ms = 0, p90_ms = 0, p99_ms = 0;
@@ -70,6 +71,9 @@ struct Study {
   std::vector<const ReportRun*> at_chosen;
   // The fastest offloading strategy per budget, for the headline.
   std::vector<std::pair<int64_t, const ReportRun*>> fastest;
+  // Published figures for this device and model (stored `validate` results),
+  // each "source: metric published, simulated here S (error)".
+  std::vector<std::string> published;
 };
 
 struct Replay {
@@ -85,6 +89,10 @@ struct ReportData {
   std::vector<Replay> replays;
   std::vector<ValidationRow> validation;  // `sparseflash validate` results stored here
 };
+
+// Gives each study the validation results whose simulated run has its device
+// and model (Study::published).
+void AttachPublished(ReportData* data);
 
 // Reads the database at `path` (read only) and derives the report's tables;
 // errors name the file and the run whose figures do not parse.

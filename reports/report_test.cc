@@ -15,8 +15,9 @@
 namespace sparseflash {
 namespace {
 
-RunRow Run(const std::string& strategy, int64_t memory, double tps, const std::string& policy = "",
-           const std::string& device = "phone<1>", double hit = -1) {
+RunRow MakeRun(const std::string& strategy, int64_t memory, double tps,
+               const std::string& policy = "", const std::string& device = "phone<1>",
+               double hit = -1) {
   RunRow r;
   r.config.device = device;
   r.config.model = "m7b";
@@ -45,14 +46,16 @@ std::string Fresh(const std::string& name) {
 std::string MakeDb() {
   const std::string path = Fresh("report.db");
   auto db = *ResultsDb::Open(path);
-  EXPECT_TRUE(db->Insert(Run("llamacpp", 2'000'000'000, 0.1)).ok());
-  EXPECT_TRUE(db->Insert(Run("llamacpp", 3'000'000'000, 0.125)).ok());
-  EXPECT_TRUE(db->Insert(Run("llmflash", 3'000'000'000, 1.0)).ok());
-  EXPECT_TRUE(db->Insert(Run("powerinfer2", 2'000'000'000, 2.0)).ok());
-  const int64_t predicted = *db->Insert(Run("powerinfer2", 3'000'000'000, 4.0));
-  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.0, "s3fifo", "phone<1>", 0.4)).ok());
-  EXPECT_TRUE(db->Insert(Run("powerinfer2", 3'000'000'000, 3.5, "belady", "phone<1>", 0.8)).ok());
-  RunRow real = Run("powerinfer2", 3'000'000'000, 5.0);
+  EXPECT_TRUE(db->Insert(MakeRun("llamacpp", 2'000'000'000, 0.1)).ok());
+  EXPECT_TRUE(db->Insert(MakeRun("llamacpp", 3'000'000'000, 0.125)).ok());
+  EXPECT_TRUE(db->Insert(MakeRun("llmflash", 3'000'000'000, 1.0)).ok());
+  EXPECT_TRUE(db->Insert(MakeRun("powerinfer2", 2'000'000'000, 2.0)).ok());
+  const int64_t predicted = *db->Insert(MakeRun("powerinfer2", 3'000'000'000, 4.0));
+  EXPECT_TRUE(
+      db->Insert(MakeRun("powerinfer2", 3'000'000'000, 3.0, "s3fifo", "phone<1>", 0.4)).ok());
+  EXPECT_TRUE(
+      db->Insert(MakeRun("powerinfer2", 3'000'000'000, 3.5, "belady", "phone<1>", 0.8)).ok());
+  RunRow real = MakeRun("powerinfer2", 3'000'000'000, 5.0);
   real.mode = "real";
   real.linked_run = predicted;
   EXPECT_TRUE(db->Insert(real).ok());
@@ -246,6 +249,41 @@ TEST(Report, ValidationResultsGetTheirSectionAndTable) {
   EXPECT_EQ(t.rows[1][7].text, "no");
   EXPECT_DOUBLE_EQ(t.rows[2][6].value, 35);  // median of 20 % and 50 %
   EXPECT_NE(RenderMarkdown(*d).find("## Validation against published results"), std::string::npos);
+}
+
+// A speedup over a baseline that caches almost nothing is quoted apart, and a
+// stored published figure for the same device and model is printed with ours.
+TEST(Report, HeadlineSeparatesDegenerateBaselinesAndQuotesPublishedFigures) {
+  const std::string path = Fresh("headline.db");
+  {
+    auto db = *ResultsDb::Open(path);
+    ASSERT_TRUE(db->Insert(MakeRun("llamacpp", 2'000'000'000, 0.1, "", "phone<1>", 0.01)).ok());
+    ASSERT_TRUE(db->Insert(MakeRun("llamacpp", 3'000'000'000, 0.125, "", "phone<1>", 0.5)).ok());
+    ASSERT_TRUE(db->Insert(MakeRun("powerinfer2", 2'000'000'000, 2.0)).ok());
+    const int64_t id = *db->Insert(MakeRun("powerinfer2", 3'000'000'000, 4.0));
+    ASSERT_TRUE(db->PutValidation({.entry = "x",
+                                   .group = "g",
+                                   .source = "Paper T6",
+                                   .tag = "[v3]",
+                                   .metric = "decode tokens/s",
+                                   .published = 5,
+                                   .simulated = 4,
+                                   .error = -0.2,
+                                   .tolerance = 0.25,
+                                   .run_id = id})
+                    .ok());
+  }
+  absl::StatusOr<ReportData> d = LoadReportData(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->studies.size(), 1u);
+  const std::string h = StudyHeadline(d->studies[0], false);
+  EXPECT_NE(h.find("(32.0x llama.cpp; 20.0x where llama.cpp's cache hits under 5 %)"),
+            std::string::npos)
+      << h;
+  EXPECT_NE(h.find("Published for this phone and model: Paper T6 [v3]: decode tokens/s 5, "
+                   "simulated here 4 (-20 %)"),
+            std::string::npos)
+      << h;
 }
 
 }  // namespace

@@ -64,8 +64,14 @@ TEST(Demo, WritesTheDatabaseAndTheReportAndResumes) {
 
   const std::string second = Demo(out, &status);
   ASSERT_EQ(status, 0) << second;
-  EXPECT_NE(second.find(absl::StrCat("0 simulated now, ", rows->size(), " already stored")),
-            std::string::npos)
+  // Everything the sweep wants is stored; the database also holds the runs of
+  // the published figures' configurations the sweep does not cover.
+  const size_t at = second.find("0 simulated now, ");
+  ASSERT_NE(at, std::string::npos) << second;
+  const size_t stored = std::stoul(second.substr(at + 17));
+  EXPECT_GT(stored, 100u);
+  EXPECT_LE(stored, rows->size());
+  EXPECT_NE(second.find("published figures for these phones and models"), std::string::npos)
       << second;
 }
 

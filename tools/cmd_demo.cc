@@ -1,7 +1,8 @@
 // sparseflash demo: the embedded default. With the bundled device profiles and
 // model catalog it generates the traces it needs, runs the built-in sweep
-// (sweeps/demo.textproto: two phones x two models x four strategies x six
-// budgets, plus a cache-policy comparison), runs the real TinyStories model
+// (sweeps/demo.textproto: two phones x two models x four strategies over eight
+// to ten budgets, plus a cache-policy comparison), runs the validation
+// catalog's entries for those phones and models, runs the real TinyStories model
 // through the offloaded engine, replays a trace on this machine against the
 // simulator, and writes results.db and the report. Run again, it reuses what
 // is already there.
@@ -25,6 +26,7 @@
 #include "tools/run_store.h"
 #include "tools/sweep_grid.h"
 #include "tools/sweep_runner.h"
+#include "tools/validation.h"
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
 
@@ -55,7 +57,7 @@ std::string DemoSweepText() {
   return "";
 }
 
-void Step(int n, const std::string& what) { absl::FPrintF(stderr, "[%d/5] %s\n", n, what); }
+void Step(int n, const std::string& what) { absl::FPrintF(stderr, "[%d/6] %s\n", n, what); }
 
 // Generates each model's trace into OUT/traces unless it is there.
 absl::Status GenerateTraces(const std::string& out, const std::vector<std::string>& models) {
@@ -77,9 +79,10 @@ absl::StatusOr<SweepOutcome> RunDemoSweep(const DemoArgs& a, const std::string& 
   absl::StatusOr<SweepPlan> plan = ParseSweep(DemoSweepText(), "sweeps/demo.textproto", a.out);
   if (!plan.ok()) return plan.status();
   ProgressBar bar("sweep");
-  return RunSweep(plan->jobs, {.db = db, .jobs = a.jobs, .progress = [&bar](const SweepProgress& p) {
-                                 bar(p.done, p.total, p.elapsed_s);
-                               }});
+  return RunSweep(plan->jobs,
+                  {.db = db, .jobs = a.jobs, .progress = [&bar](const SweepProgress& p) {
+                     bar(p.done, p.total, p.elapsed_s);
+                   }});
 }
 
 std::string ReadText(const fs::path& path) {
@@ -113,11 +116,11 @@ std::string RunTinyStories(const DemoArgs& a) {
   if (!r.ok()) return absl::StrCat("TinyStories failed: ", r.status().message());
   absl::PrintF("\nTinyStories (real model, powerinfer2, 25%% of the FFN cached):\n%s\n\n", r->text);
   const fs::path golden = dir / "golden" / "greedy_prompt_big_dog.text.txt";
-  const std::string verdict = !fs::exists(golden)         ? "no golden text to compare"
+  const std::string verdict = !fs::exists(golden)           ? "no golden text to compare"
                               : ReadText(golden) == r->text ? "identical to the dense golden text"
                                                             : "DIFFERS from the golden text";
   return absl::StrFormat(
-      "TinyStories, real model offloaded (25%% of FFN cached, %s read from flash): %s", 
+      "TinyStories, real model offloaded (25%% of FFN cached, %s read from flash): %s",
       FormatBytes(r->engine_read_bytes), verdict);
 }
 
@@ -127,10 +130,10 @@ std::string RunTinyStories(const DemoArgs& a) {
 std::string RunDemoReplay(const DemoArgs& a, const std::string& db) {
   const fs::path host = fs::path(a.out) / "host.textproto";
   if (!fs::exists(host)) {
-    absl::StatusOr<DeviceProfile> d = CalibrateHost(
-        {.scratch_dir = a.out, .quick = true, .progress = [](const std::string& s) {
-           absl::FPrintF(stderr, "  calibrate: %s\n", s);
-         }});
+    absl::StatusOr<DeviceProfile> d =
+        CalibrateHost({.scratch_dir = a.out, .quick = true, .progress = [](const std::string& s) {
+                         absl::FPrintF(stderr, "  calibrate: %s\n", s);
+                       }});
     if (!d.ok()) return absl::StrCat("replay skipped: calibration failed: ", d.status().message());
     std::ofstream(host) << "# Calibrated by sparseflash demo (device calibrate --quick)\n"
                         << DeviceProfileToText(*d);
@@ -139,7 +142,8 @@ std::string RunDemoReplay(const DemoArgs& a, const std::string& db) {
   absl::StatusOr<ModelSpec> model = LoadModel("tinystories-relu-260k");
   if (!device.ok() || !model.ok()) return "replay skipped: no host profile or model";
   const std::string weights = (fs::path(a.out) / "tinystories-relu-260k.sfw").string();
-  if (absl::Status s = WriteWeightFile(*model, LayoutKind::kBundle, weights, true, nullptr); !s.ok()) {
+  if (absl::Status s = WriteWeightFile(*model, LayoutKind::kBundle, weights, true, nullptr);
+      !s.ok()) {
     return absl::StrCat("replay skipped: ", s.message());
   }
   std::vector<std::string> parts;
@@ -169,6 +173,29 @@ std::string RunDemoReplay(const DemoArgs& a, const std::string& db) {
                       absl::StrJoin(parts, "; "));
 }
 
+// The validation catalog's entries for the demo's phones and models, stored so
+// that the report's headlines quote the published figures beside ours.
+std::string RunDemoValidation(const DemoArgs& a, const std::string& db) {
+  absl::StatusOr<std::vector<ValidationCase>> cases = LoadValidationCatalog({});
+  if (!cases.ok()) return absl::StrCat("validation skipped: ", cases.status().message());
+  std::erase_if(*cases, [](const ValidationCase& c) {
+    const std::string& d = c.config.device.name;
+    const std::string& m = c.config.model.name;
+    return c.trace_only || (d != "oneplus12" && d != "oneplus-ace2") ||
+           (m != "turbosparse-mistral-7b" && m != "turbosparse-mixtral-47b");
+  });
+  const std::vector<ValidationResult> results = RunValidation(*cases, {.jobs = a.jobs});
+  if (absl::Status s = StoreValidation(db, results); !s.ok()) {
+    return absl::StrCat("validation not stored: ", s.message());
+  }
+  int within = 0;
+  for (const ValidationResult& r : results) within += r.status.ok() && r.within();
+  return absl::StrFormat(
+      "%d published figures for these phones and models, %d within tolerance "
+      "(all: sparseflash validate)",
+      static_cast<int>(results.size()), within);
+}
+
 int RunDemo(const DemoArgs& a) {
   std::error_code ec;
   fs::create_directories(a.out, ec);
@@ -186,28 +213,31 @@ int RunDemo(const DemoArgs& a) {
   absl::StatusOr<SweepOutcome> sweep = RunDemoSweep(a, db);
   if (!sweep.ok()) return ReportError(sweep.status());
   for (const std::string& f : sweep->failures) absl::FPrintF(stderr, "failed: %s\n", f);
-  Step(3, "running the real TinyStories model through the offloaded engine");
+  Step(3, "comparing with the published results for these phones and models");
+  const std::string validation = RunDemoValidation(a, db);
+  Step(4, "running the real TinyStories model through the offloaded engine");
   const std::string tiny = RunTinyStories(a);
-  Step(4, "replaying on this machine");
+  Step(5, "replaying on this machine");
   const std::string replay = a.replay ? RunDemoReplay(a, db) : "replay skipped (--no-replay)";
-  Step(5, "writing the report");
+  Step(6, "writing the report");
   absl::StatusOr<ReportData> data = LoadReportData(db);
   if (!data.ok()) return ReportError(data.status());
   const std::string report_dir = (fs::path(a.out) / "report").string();
   absl::StatusOr<std::vector<std::string>> files = WriteReport(*data, report_dir);
   if (!files.ok()) return ReportError(files.status());
 
-  absl::PrintF("Results: %s (%zu runs: %lld simulated now, %lld already stored, %lld budgets "
-               "infeasible)\nReport:  %s\n\n",
-               db, data->runs.size(), static_cast<long long>(sweep->ran),
-               static_cast<long long>(sweep->skipped), static_cast<long long>(sweep->infeasible),
-               (fs::path(report_dir) / "report.html").string());
+  absl::PrintF(
+      "Results: %s (%zu runs: %lld simulated now, %lld already stored, %lld budgets "
+      "infeasible)\nReport:  %s\n\n",
+      db, data->runs.size(), static_cast<long long>(sweep->ran),
+      static_cast<long long>(sweep->skipped), static_cast<long long>(sweep->infeasible),
+      (fs::path(report_dir) / "report.html").string());
   for (const Study& s : data->studies) {
     if (s.device == "oneplus12") {
       absl::PrintF("%s on %s: %s\n", s.model, s.device, StudyHeadline(s, /*why=*/false));
     }
   }
-  absl::PrintF("%s. %s\n", tiny, replay);
+  absl::PrintF("%s. %s\n%s.\n", tiny, replay, validation);
   return sweep->failures.empty() ? 0 : 1;
 }
 
@@ -217,8 +247,9 @@ void AddDemoCommand(CLI::App& app, Dispatch& dispatch) {
   auto args = std::make_shared<DemoArgs>();
   CLI::App* demo = app.add_subcommand(
       "demo",
-      "The built-in example: a sweep of two phones x two models x four strategies x six "
-      "budgets, the real TinyStories model, a replay here, results.db and report.html");
+      "The built-in example: a sweep of two phones x two models x four strategies over eight "
+      "to ten budgets, the published figures for them, the real TinyStories model, a replay "
+      "here, results.db and report.html");
   demo->add_option("--out", args->out, "Output directory")->capture_default_str();
   demo->add_option("--tiny-model", args->tiny_dir,
                    "Folder of the TinyStories model (model_qint80.bin, tok1024.bin, golden/)")
