@@ -26,10 +26,11 @@ class AccessOracle {
 };
 
 struct PolicyOptions {
-  uint32_t key_space = 0;                // number of distinct keys
-  int64_t capacity_entries = 0;          // expected entries at a full cache (S3-FIFO queue sizes)
-  double small_queue_share = 0.1;        // S3-FIFO small FIFO share of the entries
-  int window_tokens = 4;                 // sliding window: keys unused for this many tokens leave
+  uint32_t key_space = 0;          // number of distinct keys
+  int64_t capacity_entries = 0;    // expected entries at a full cache (S3-FIFO queue sizes)
+  double small_queue_share = 0.1;  // S3-FIFO small FIFO share of the entries
+  int move_to_main_threshold = 2;  // S3-FIFO hits in the small FIFO that promote a key
+  int window_tokens = 4;           // sliding window: keys unused for this many tokens leave
   // Per key, how much it is worth keeping (e.g. the offline profile's frequency);
   // the window keeps the heaviest keys beyond its tokens. Empty = all equal.
   std::vector<float> key_weight;

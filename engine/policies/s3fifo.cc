@@ -1,9 +1,13 @@
-// S3-FIFO (Yang et al., SOSP '23): a small FIFO for new keys (10 % of the
-// entries), a main FIFO, and a ghost FIFO of keys recently evicted from the
-// small one. Keys hit while in the small queue move to main; keys re-inserted
-// while remembered by the ghost go straight to main; main reinserts keys that
-// were hit (up to 3 times) instead of evicting them.
+// S3-FIFO (Yang et al., SOSP '23), as the reference (libCacheSim's S3FIFO): a
+// small FIFO for new keys (10 % of the entries), a main FIFO, and a ghost FIFO
+// of keys recently evicted from the small one (as many as main holds). A key hit
+// `move_to_main_threshold` times (2) while small moves to main when it reaches
+// the small queue's head; a key re-inserted while remembered by the ghost goes
+// straight to main and leaves the ghost; main reinserts keys that were hit
+// (counting down a 2-bit frequency) instead of evicting them. All state is
+// bounded by a small multiple of the entries.
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -18,8 +22,9 @@ class S3Fifo : public EvictionPolicy {
   explicit S3Fifo(const PolicyOptions& o)
       : small_target_(std::max<int64_t>(1, o.capacity_entries * o.small_queue_share)),
         ghost_limit_(std::max<int64_t>(1, o.capacity_entries - small_target_)),
+        threshold_(std::max(1, o.move_to_main_threshold)),
         freq_(o.key_space, 0),
-        ghost_count_(o.key_space, 0) {}
+        ghost_stamp_(o.key_space, 0) {}
 
   void OnHit(CacheKey key) override {
     uint8_t& f = freq_[key];
@@ -27,11 +32,16 @@ class S3Fifo : public EvictionPolicy {
   }
   void OnInsert(CacheKey key) override {
     freq_[key] = 0;
-    if (ghost_count_[key] > 0) {
+    if (ghost_stamp_[key] != 0) {  // remembered: to main, and out of the ghost
+      ghost_stamp_[key] = 0;
+      --ghost_live_;
       main_.push_back(key);
     } else {
       small_.push_back(key);
     }
+    // Trimmed after the lookup above, as the reference looks the ghost up
+    // before it evicts for the new key.
+    TrimGhost();
   }
   CacheKey Evict() override {
     while (true) {
@@ -44,10 +54,15 @@ class S3Fifo : public EvictionPolicy {
   }
 
  private:
+  struct GhostEntry {
+    CacheKey key;
+    uint32_t stamp;  // live while it equals ghost_stamp_[key]
+  };
+
   std::optional<CacheKey> EvictSmall() {
     CacheKey key = small_.front();
     small_.pop_front();
-    if (freq_[key] > 0) {  // accessed again while small: promote
+    if (freq_[key] >= threshold_) {  // hit often enough while small: promote
       freq_[key] = 0;
       main_.push_back(key);
       return std::nullopt;
@@ -66,18 +81,44 @@ class S3Fifo : public EvictionPolicy {
     return key;
   }
   void Remember(CacheKey key) {
-    ghost_.push_back(key);
-    ++ghost_count_[key];
-    while (static_cast<int64_t>(ghost_.size()) > ghost_limit_) {
-      --ghost_count_[ghost_.front()];
+    if (next_stamp_ == UINT32_MAX) CompactGhost();
+    ghost_stamp_[key] = ++next_stamp_;
+    ghost_.push_back({key, next_stamp_});
+    ++ghost_live_;
+  }
+  bool Live(const GhostEntry& e) const { return ghost_stamp_[e.key] == e.stamp; }
+  void TrimGhost() {
+    while (!ghost_.empty() && (ghost_live_ > ghost_limit_ || !Live(ghost_.front()))) {
+      if (Live(ghost_.front())) {
+        ghost_stamp_[ghost_.front().key] = 0;
+        --ghost_live_;
+      }
       ghost_.pop_front();
     }
+    // Entries of re-admitted keys wait behind live ones: drop them in bulk.
+    if (static_cast<int64_t>(ghost_.size()) > 2 * ghost_limit_ + 1024) CompactGhost();
+  }
+  // Keeps only live entries, in order, stamped afresh from 1.
+  void CompactGhost() {
+    std::deque<GhostEntry> live;
+    uint32_t stamp = 0;
+    for (const GhostEntry& e : ghost_) {
+      if (!Live(e)) continue;
+      ghost_stamp_[e.key] = ++stamp;
+      live.push_back({e.key, stamp});
+    }
+    ghost_.swap(live);
+    next_stamp_ = stamp;
   }
 
   int64_t small_target_, ghost_limit_;
-  std::deque<CacheKey> small_, main_, ghost_;
+  int threshold_;
+  std::deque<CacheKey> small_, main_;
+  std::deque<GhostEntry> ghost_;
+  int64_t ghost_live_ = 0;
+  uint32_t next_stamp_ = 0;
   std::vector<uint8_t> freq_;
-  std::vector<uint16_t> ghost_count_;  // times a key is in the ghost queue
+  std::vector<uint32_t> ghost_stamp_;  // per key: its live ghost entry's stamp, 0 = none
 };
 
 }  // namespace
