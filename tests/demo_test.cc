@@ -1,5 +1,5 @@
 // The README's main command: `sparseflash demo` writes results.db with the
-// built-in sweep (two phones x two models x four strategies x six budgets and
+// built-in sweep (two phones x two models x four strategies over eight to ten budgets and
 // the policy comparison) and the report, and a second run reuses every run.
 // The replay part (calibration and real reads) is covered by replay_test.
 #include <sys/wait.h>
