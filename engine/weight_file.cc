@@ -64,8 +64,8 @@ absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const st
   while (done < w.file_bytes) {
     for (uint64_t& v : chunk) v = rng.Next();
     const int64_t n = std::min<int64_t>(chunk.size() * 8, w.file_bytes - done);
-    absl::Status s = (*file)->Write({reinterpret_cast<const char*>(chunk.data()),
-                                     static_cast<size_t>(n)});
+    absl::Status s =
+        (*file)->Write({reinterpret_cast<const char*>(chunk.data()), static_cast<size_t>(n)});
     if (!s.ok()) return s;
     done += n;
     if (progress) progress(done, w.file_bytes);
@@ -110,17 +110,42 @@ absl::StatusOr<WeightFileInfo> ParseWeightFileHeader(absl::string_view bytes,
   return w;
 }
 
-absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
-                                                    const ModelSpec& model) {
+absl::StatusOr<WeightFileInfo> ReadWeightFileInfo(const std::string& path) {
   if (IsDirectory(path)) {
-    return absl::InvalidArgumentError(absl::StrCat(path, ": is a directory; expected a weight file"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": is a directory; expected a weight file"));
   }
   FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": cannot open weight file"));
   std::vector<char> header(kHeaderBytes, 0);
   const size_t got = std::fread(header.data(), 1, header.size(), f);
   std::fclose(f);
-  absl::StatusOr<WeightFileInfo> parsed = ParseWeightFileHeader({header.data(), got}, path);
+  return ParseWeightFileHeader({header.data(), got}, path);
+}
+
+absl::Status MatchModelToWeightFile(const std::string& path, const std::string& quant_flag,
+                                    ModelSpec* model) {
+  absl::StatusOr<WeightFileInfo> w = ReadWeightFileInfo(path);
+  if (!w.ok()) return w.status();
+  if (w->model != model->name) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": header.model is ", w->model, ", not ",
+                                                   model->name,
+                                                   " (--model names the file's model)"));
+  }
+  if (!quant_flag.empty() && quant_flag != w->quantization) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": header.quantization is ", w->quantization, ", not ", quant_flag,
+        " as --quant says: drop --quant or make the file with weights make --quant ", quant_flag));
+  }
+  if (absl::Status s = ParseQuantization(w->quantization, &model->quantization); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(path, ": header.quantization: ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,
+                                                    const ModelSpec& model) {
+  absl::StatusOr<WeightFileInfo> parsed = ReadWeightFileInfo(path);
   if (!parsed.ok()) return parsed.status();
   const WeightFileInfo& w = *parsed;
   absl::StatusOr<LayoutKind> layout = ParseLayout(w.layout);

@@ -45,6 +45,15 @@ absl::Status WriteWeightFile(const ModelSpec& model, LayoutKind layout, const st
 absl::StatusOr<WeightFileInfo> ParseWeightFileHeader(absl::string_view bytes,
                                                      const std::string& origin);
 
+// Reads a weight file's header (unchecked against any model); errors name the file.
+absl::StatusOr<WeightFileInfo> ReadWeightFileInfo(const std::string& path);
+
+// A weight file says what it is: checks that its header names `model`, and sets
+// the model's quantization to the file's. `quant_flag` (a --quant value, or "")
+// must agree with the file; errors name the file, both values and the fix.
+absl::Status MatchModelToWeightFile(const std::string& path, const std::string& quant_flag,
+                                    ModelSpec* model);
+
 // Reads and checks a weight file's header against `model` and `layout`, and its
 // size; errors name the file and the field.
 absl::StatusOr<WeightFileInfo> ReadWeightFileHeader(const std::string& path,

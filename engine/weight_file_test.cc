@@ -33,5 +33,33 @@ TEST(WeightFile, WritesTheModelsShapeAndChecksIt) {
   EXPECT_NE(cut.status().message().find("truncated"), std::string::npos);
 }
 
+// A file made at another quantization than the catalog's default says so in its
+// header: the model takes the file's quantization, and a --quant that disagrees
+// or another model is an error naming both.
+TEST(WeightFile, TheFileGivesTheQuantization) {
+  ModelSpec made = *LoadModel("tinystories-relu-260k");
+  ASSERT_TRUE(ParseQuantization("int4-g32", &made.quantization).ok());
+  const std::string path = ::testing::TempDir() + "/tiny-int4.sfw";
+  ASSERT_TRUE(WriteWeightFile(made, LayoutKind::kBundle, path, true, nullptr).ok());
+
+  ModelSpec model = *LoadModel("tinystories-relu-260k");
+  ASSERT_NE(model.quantization.Name(), "int4-g32");
+  ASSERT_TRUE(MatchModelToWeightFile(path, "", &model).ok());
+  EXPECT_EQ(model.quantization.Name(), "int4-g32");
+  EXPECT_TRUE(ReadWeightFileHeader(path, model).ok());
+
+  ModelSpec flagged = *LoadModel("tinystories-relu-260k");
+  const absl::Status wrong = MatchModelToWeightFile(path, "int8-g64", &flagged);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.message().find("int4-g32"), std::string::npos) << wrong;
+  EXPECT_NE(wrong.message().find("int8-g64"), std::string::npos) << wrong;
+  EXPECT_NE(wrong.message().find("--quant"), std::string::npos) << wrong;
+
+  ModelSpec other = *LoadModel("opt-6.7b");
+  const absl::Status mismatch = MatchModelToWeightFile(path, "", &other);
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_NE(mismatch.message().find("header.model"), std::string::npos) << mismatch;
+}
+
 }  // namespace
 }  // namespace sparseflash

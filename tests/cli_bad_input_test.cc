@@ -5,8 +5,8 @@
 // naming the file or option at fault, and every good file written before it
 // (trace, export, report, database, profile) byte-identical afterwards.
 #include <sqlite3.h>
-#include <unistd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -86,9 +86,9 @@ class CliBadInput : public ::testing::Test {
     sqlite3_open((dir_ + "/foreign.db").c_str(), &db);
     sqlite3_exec(db, "CREATE TABLE t(x); INSERT INTO t VALUES (1);", nullptr, nullptr, nullptr);
     sqlite3_close(db);
-    for (const char* f : {"good.trace", "good.txt", "good.db", "report/report.html",
-                          "report/runs.csv", "good.sfw", "good.textproto", "empty", "garbage",
-                          "foreign.db", "damaged.trace"}) {
+    for (const char* f :
+         {"good.trace", "good.txt", "good.db", "report/report.html", "report/runs.csv", "good.sfw",
+          "good.textproto", "empty", "garbage", "foreign.db", "damaged.trace"}) {
       guarded_[f] = ReadAll(dir_ + "/" + f);
       ASSERT_FALSE(f != std::string("empty") && guarded_[f].empty()) << f << " was not written";
     }
@@ -218,14 +218,12 @@ const std::vector<Case>& Cases() {
        {"nosuch", "known devices"}},
       {"simulate --device {d}/folder --model turbosparse-mistral-7b --ffn-resident 0.5",
        {"folder", "directory"}},
-      {"simulate --device {d}/empty --model turbosparse-mistral-7b --ffn-resident 0.5",
-       {"empty"}},
+      {"simulate --device {d}/empty --model turbosparse-mistral-7b --ffn-resident 0.5", {"empty"}},
       {"simulate --device {d}/garbage --model turbosparse-mistral-7b --ffn-resident 0.5",
        {"garbage"}},
       {"simulate --device {d}/bad.textproto --model turbosparse-mistral-7b --ffn-resident 0.5",
        {"bad.textproto"}},
-      {"simulate --device {long} --model turbosparse-mistral-7b --ffn-resident 0.5",
-       {"nnnnnnnn"}},
+      {"simulate --device {long} --model turbosparse-mistral-7b --ffn-resident 0.5", {"nnnnnnnn"}},
       {"simulate --device oneplus12 --model nosuch --ffn-resident 0.5", {"nosuch"}},
       {kSim + "--ffn-resident 0.5 --trace {d}/missing.trace", {"missing.trace"}},
       {kSim + "--ffn-resident 0.5 --trace {d}/folder", {"folder", "directory"}},
@@ -275,7 +273,8 @@ const std::vector<Case>& Cases() {
        {"folder", "directory"}},
       {"replay --device oneplus12 --model turbosparse-mistral-7b --weights {d}/good.sfw "
        "--ffn-resident 0.5 --tokens 2",
-       {"good.sfw"}},
+       {"good.sfw", "header.model", "tinystories-relu-260k"}},
+      {kReplay + "--ffn-resident 0.5 --quant int4-g32", {"good.sfw", "int8-g64", "int4-g32"}},
       {"replay --device nosuch --model tinystories-relu-260k --weights {d}/good.sfw "
        "--ffn-resident 0.5",
        {"nosuch"}},

@@ -7,6 +7,7 @@
 #include "devices/device_catalog.h"
 #include "engine/real/real_run.h"
 #include "engine/run_summary.h"
+#include "engine/weight_file.h"
 #include "sim/simulator.h"
 #include "tools/cli.h"
 #include "tools/replay_run.h"
@@ -17,6 +18,7 @@ namespace {
 
 struct ReplayArgs {
   std::string device, model, weights, trace, strategy = "powerinfer2", policy, memory, io = "auto";
+  std::string quant;
   std::string db;
   double ffn_resident = -1;
   int threads = 0;
@@ -36,6 +38,15 @@ int RunReplay(const ReplayArgs& a) {
   if (!device.ok()) return ReportError(device.status());
   absl::StatusOr<ModelSpec> model = LoadModel(a.model);
   if (!model.ok()) return ReportError(model.status());
+  const std::string catalog_quant = model->quantization.Name();
+  if (absl::Status s = MatchModelToWeightFile(a.weights, a.quant, &*model); !s.ok()) {
+    return ReportError(s);
+  }
+  if (model->quantization.Name() != catalog_quant) {
+    std::fprintf(stderr, "replay: %s is %s (the catalog's %s is %s): replaying and predicting %s\n",
+                 a.weights.c_str(), model->quantization.Name().c_str(), model->name.c_str(),
+                 catalog_quant.c_str(), model->quantization.Name().c_str());
+  }
   int64_t memory = -1;
   if (!a.memory.empty()) {
     absl::StatusOr<int64_t> bytes = ParseByteSize(a.memory);
@@ -55,8 +66,7 @@ int RunReplay(const ReplayArgs& a) {
   sc.threads = a.threads;
   sc.seed = a.seed;
   sc.profile = a.profile;
-  absl::StatusOr<ReplayResult> r =
-      ReplayOnce(sc, {.weights_path = a.weights, .io = a.io});
+  absl::StatusOr<ReplayResult> r = ReplayOnce(sc, {.weights_path = a.weights, .io = a.io});
   if (!r.ok()) return ReportError(r.status());
   if (!r->real.notice.empty()) std::fprintf(stderr, "%s\n", r->real.notice.c_str());
   const RunSummary &m = r->measured_summary, &p = r->predicted_summary;
@@ -106,7 +116,11 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
       "replay", "Run a trace through the real engine here and compare with the simulator");
   r->add_option("--device", a->device, "Profile of this machine (device calibrate)")->required();
   r->add_option("--model", a->model, "Catalog model")->required();
-  r->add_option("--weights", a->weights, "Weight file (weights make)")->required();
+  r->add_option("--weights", a->weights,
+                "Weight file (weights make); its header gives the quantization")
+      ->required();
+  r->add_option("--quant", a->quant,
+                "Expected quantization (int4-g32, ...); an error when the file differs");
   r->add_option("--trace", a->trace, "Trace (default: the model's generated trace)");
   r->add_option("--strategy", a->strategy, "powerinfer2 | llmflash | llamacpp | in_memory")
       ->capture_default_str();
