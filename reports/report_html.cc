@@ -309,6 +309,9 @@ std::string RenderHtml(const ReportData& d) {
   }
   for (const Study& s : d.studies) h += StudySection(s);
   h += ReplaySection(d);
+  if (const Table measured = MeasuredTable(d); !measured.rows.empty()) {
+    absl::StrAppend(&h, "<h2 id=\"measured\">Measured elsewhere</h2>\n", TableHtml(measured));
+  }
   h += ValidationSection(d);
   absl::StrAppend(&h, "<h2 id=\"runs\">Every run</h2>\n<details><summary>", d.runs.size(),
                   " runs (open)</summary>\n", TableHtml(RunsTable(d)),

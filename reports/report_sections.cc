@@ -121,6 +121,30 @@ Table ReplayTable(const ReportData& d) {
   return t;
 }
 
+Table MeasuredTable(const ReportData& d) {
+  Table t{.title = "Measured elsewhere (db import), beside the simulator", .left_columns = 4};
+  t.header = {"strategy",           "device",   "model",
+              "memory budget (GB)", "threads",  "measured tokens/s",
+              "simulated tokens/s", "error (%)"};
+  for (const ReportRun& m : d.runs) {
+    if (m.mode != "real" || m.linked_run != 0) continue;  // a replay's measurement has its own
+    const ReportRun* sim = nullptr;
+    for (const ReportRun& r : d.runs) {
+      if (r.mode == "simulated" && r.strategy == m.strategy && r.device == m.device &&
+          r.model == m.model && r.memory_bytes == m.memory_bytes && r.prompt_tokens == 0) {
+        sim = &r;
+        break;
+      }
+    }
+    t.rows.push_back({Text(m.strategy), Text(m.device), Text(m.model),
+                      m.memory_bytes > 0 ? Fixed(m.memory_bytes / 1e9, 2) : Text("unlimited"),
+                      Fixed(m.threads, 0), Num(m.tokens_per_s),
+                      sim ? Num(sim->tokens_per_s) : Empty(),
+                      sim ? Fixed(100 * (sim->tokens_per_s / m.tokens_per_s - 1), 1) : Empty()});
+  }
+  return t;
+}
+
 Table ValidationTable(const ReportData& d) {
   Table t{.title = "Validation: published figures against the simulator (sparseflash validate)",
           .left_columns = 4};

@@ -31,6 +31,9 @@ Table SpeedupTable(const Study& study);
 Table PolicyTable(const Study& study);
 // Replays: measured and predicted tokens/s and the error.
 Table ReplayTable(const ReportData& data);
+// Measured runs not made by a replay (e.g. llama-bench imports), each beside the
+// simulated run of its strategy on the same device, model and budget, if any.
+Table MeasuredTable(const ReportData& data);
 // Validation: each published figure against the simulator's, with the error,
 // then the median and largest |error| per group.
 Table ValidationTable(const ReportData& data);

@@ -56,6 +56,9 @@ std::string RenderMarkdown(const ReportData& d) {
   if (!d.replays.empty()) {
     absl::StrAppend(&m, "## Predicted against measured\n\n", TableMarkdown(ReplayTable(d)), "\n");
   }
+  if (const Table measured = MeasuredTable(d); !measured.rows.empty()) {
+    absl::StrAppend(&m, "## Measured elsewhere\n\n", TableMarkdown(measured), "\n");
+  }
   if (!d.validation.empty()) {
     absl::StrAppend(&m, "## Validation against published results\n\n",
                     TableMarkdown(ValidationTable(d)), "\n");

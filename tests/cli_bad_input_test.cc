@@ -299,6 +299,12 @@ const std::vector<Case>& Cases() {
       // db merge
       {"db merge {d}/m.db {d}/missing.db", {"missing.db"}},
       {"db merge {d}/m.db {d}/garbage", {"garbage"}},
+      {"db import --llama-bench {d}/garbage --db {d}/i.db --device host --model mistral-7b",
+       {"garbage", "llama-bench -o json"}},
+      {"db import --llama-bench {d}/missing.json --db {d}/i.db --device host --model mistral-7b",
+       {"missing.json"}},
+      {"db import --llama-bench {d}/garbage --db {d}/i.db --device host --model nosuch",
+       {"nosuch"}},
       {"db merge {d}/m.db {d}/empty", {"empty"}},
       {"db merge {d}/m.db {d}/foreign.db", {"foreign.db", "not a sparseflash results database"}},
       {"db merge {d}/good.db {d}/good.db", {"good.db", "output"}},
