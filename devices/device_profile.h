@@ -81,6 +81,12 @@ struct DeviceProfile {
   // Whether the profile states power figures (energy per token is then modelled).
   bool has_power() const { return base_w > 0; }
   const CoreClassSpec* FindCoreClass(const std::string& name) const;
+  // The NPU's DRAM ceiling over the CPU's (1 without an NPU or either figure).
+  double NpuCpuRateRatio() const {
+    return npu.present && dram.cpu_bytes_per_s > 0 && dram.npu_bytes_per_s > 0
+               ? dram.npu_bytes_per_s / dram.cpu_bytes_per_s
+               : 1;
+  }
   // Checks every field a simulation relies on; errors name `origin` and the field.
   absl::Status Validate(const std::string& origin) const;
 };

@@ -143,6 +143,7 @@ absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
   ctx.decode_tokens = static_cast<int>(setup.tokens);
   ctx.cpu_cores = c.cpu_cores;
   ctx.npu_present = c.npu_present;
+  ctx.npu_cpu_rate_ratio = c.npu_cpu_rate_ratio;
   ctx.page_cache = c.page_cache;
   ctx.profile = setup.profile.get();
   ctx.oracle = setup.oracle.get();

@@ -43,6 +43,7 @@ struct RunSetupConfig {
   int threads = 0;
   int cpu_cores = 1;
   bool npu_present = false;
+  double npu_cpu_rate_ratio = 1;   // see StrategyContext
   std::string page_cache = "lru";  // the device's page cache (llamacpp)
   // Where the offline activation profile (hot neurons) comes from, disjoint from
   // the evaluated tokens unless asked: "generator" (default: the model's

@@ -38,6 +38,9 @@ struct StrategyContext {
   int decode_tokens = 0;
   int cpu_cores = 1;
   bool npu_present = false;
+  // The NPU's dense rate over the CPU's sparse rate (their DRAM ceilings): how
+  // many neurons the NPU computes densely in the time the CPU computes one.
+  double npu_cpu_rate_ratio = 1;
   std::string page_cache = "lru";              // the device's page cache ("lru" or "mglru")
   const ActivationProfile* profile = nullptr;  // offline activation profile
   const AccessOracle* oracle = nullptr;        // future accesses (Belady only)

@@ -39,6 +39,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .threads = c.threads,
           .cpu_cores = c.device.total_cores(),
           .npu_present = c.device.npu.present,
+          .npu_cpu_rate_ratio = c.device.NpuCpuRateRatio(),
           .page_cache = c.device.dram.page_cache,
           .profile = c.profile};
 }

@@ -34,7 +34,6 @@ const std::map<std::string, std::string> kKnownMisses = {
     {"g-mistral-powerinfer2", "mistral-7b skew and reuse are not published"},
     {"g-mistral-llmflash", "mistral-7b skew and reuse are not published"},
     {"g-bamboo-llmflash", "llmflash on a 50 %-offloaded Bamboo"},
-    {"h-energy-powerinfer2", "unit powers are estimates; DRAM-stalled cores count at full power"},
     {"h-energy-llamacpp", "unit powers are estimates; DRAM-stalled cores count at full power"},
 };
 

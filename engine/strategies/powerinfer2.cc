@@ -41,10 +41,7 @@ class PowerInfer2 : public Strategy {
         indexer_(ctx.model.layers, ctx.model.experts, ctx.model.d_ffn),
         predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
                    ctx.model.d_ffn) {
-    hot_per_slot_.assign(ctx.model.layers * ctx.model.experts, 0);
-    for (CacheKey k = 0; k < indexer_.key_space(); ++k) {
-      if (cache_->hot(k)) ++hot_per_slot_[k / ctx.model.d_ffn];
-    }
+    if (s_.npu) PlanNpuRows();
   }
 
   ResourcePlan resources() const override {
@@ -108,10 +105,10 @@ class PowerInfer2 : public Strategy {
           [&](CacheKey k) { return Lookup(k); }, [&](CacheKey k) { cache_->Fetched(k); },
           [&](CacheKey k) { cache_->Prefetch(k); });
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
-      if (s_.npu && hot_per_slot_[slot] > 0) {
+      if (s_.npu && npu_per_slot_[slot] > 0) {
         ComputeTask dense{.kind = ComputeKind::kFfn,
                           .unit = ComputeUnit::kNpu,
-                          .bytes = hot_per_slot_[slot] * ctx_.bytes.bundle_bytes};
+                          .bytes = npu_per_slot_[slot] * ctx_.bytes.bundle_bytes};
         ends.push_back(plan->Compute(dense, {predicted}));
       }
     }
@@ -120,10 +117,45 @@ class PowerInfer2 : public Strategy {
     return end;
   }
 
-  // With the NPU on, hot rows are computed densely there and the CPU skips them.
+  // With the NPU on, its rows are computed densely there and the CPU skips them.
   Residency Lookup(CacheKey k) {
     if (!cache_->Lookup(k)) return Residency::kMissing;
-    return s_.npu && cache_->hot(k) ? Residency::kElsewhere : Residency::kResident;
+    return s_.npu && npu_row_[k] ? Residency::kElsewhere : Residency::kResident;
+  }
+
+  // PowerInfer-2's offline planner: the NPU computes a slot's hottest pinned rows
+  // densely while the CPU computes the slot's other active rows sparsely, in
+  // parallel, so it takes as many as balance the two: the smallest h with
+  // h >= (NPU rate / CPU rate) x (expected active rows outside the top h). Rows
+  // of the hot region beyond h stay pinned but are computed sparsely on the CPU,
+  // so a larger cache never adds dense NPU work past the balance point.
+  void PlanNpuRows() {
+    const ModelSpec& m = ctx_.model;
+    const ActivationProfile& profile = *ctx_.profile;
+    const double tokens = static_cast<double>(std::max<uint64_t>(1, profile.tokens()));
+    // Per token the slot runs with this probability (an expert's routing share).
+    const double runs = m.experts > 1 ? static_cast<double>(m.top_k) / m.experts : 1.0;
+    npu_row_.assign(indexer_.key_space(), 0);
+    npu_per_slot_.assign(m.layers * m.experts, 0);
+    std::vector<std::pair<double, CacheKey>> hot;
+    for (int slot = 0; slot < m.layers * m.experts; ++slot) {
+      const CacheKey base = static_cast<CacheKey>(slot) * m.d_ffn;
+      double rest = 0;  // expected active rows per run of the slot
+      hot.clear();
+      for (CacheKey k = base; k < base + static_cast<CacheKey>(m.d_ffn); ++k) {
+        const double p = profile.count(k) / tokens / runs;
+        rest += p;
+        if (cache_->hot(k)) hot.push_back({-p, k});
+      }
+      std::sort(hot.begin(), hot.end());
+      size_t h = 0;
+      while (h < hot.size() && static_cast<double>(h) < ctx_.npu_cpu_rate_ratio * rest) {
+        rest += hot[h].first;  // -p
+        npu_row_[hot[h].second] = 1;
+        ++h;
+      }
+      npu_per_slot_[slot] = static_cast<int64_t>(h);
+    }
   }
 
   StrategyContext ctx_;
@@ -134,7 +166,8 @@ class PowerInfer2 : public Strategy {
   LayerCosts costs_;
   NeuronIndexer indexer_;
   Predictor predictor_;
-  std::vector<int64_t> hot_per_slot_;
+  std::vector<int64_t> npu_per_slot_;  // rows the NPU computes densely, per slot
+  std::vector<uint8_t> npu_row_;       // per key: computed by the NPU
 };
 
 }  // namespace
