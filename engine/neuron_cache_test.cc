@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/neuron_key.h"
+#include "engine/policies/lru.h"
 #include "gtest/gtest.h"
 
 namespace sparseflash {
@@ -268,6 +269,36 @@ TEST(NeuronCache, CyclicScanHitsOnlyWithRefaultProtection) {
   EXPECT_LT(hit_rate("workingset", 30), 0.02);
   EXPECT_NEAR(hit_rate("workingset", 60), 0.5, 0.1);
   EXPECT_NEAR(hit_rate("workingset", 90), 0.75, 0.1);
+}
+
+// LRU's access log stays within a small multiple of the cache's entries, at a
+// low hit rate (misses consume its front) as at a high one (re-references pile
+// up behind the head).
+TEST(LruPolicy, AccessLogStaysBoundedByTheCacheNotTheStream) {
+  for (uint32_t key_space : {100'000u, 1'500u}) {  // ~1 % and ~67 % hits
+    constexpr size_t kCapacity = 1000;
+    LruPolicy lru(key_space);
+    std::vector<uint8_t> resident(key_space, 0);
+    size_t size = 0, peak = 0;
+    uint64_t x = 12345;
+    for (int i = 0; i < 2'000'000; ++i) {
+      x = x * 6364136223846793005ull + 1442695040888963407ull;
+      const CacheKey k = static_cast<CacheKey>((x >> 33) % key_space);
+      if (resident[k]) {
+        lru.OnHit(k);
+      } else {
+        if (size == kCapacity) {
+          resident[lru.Evict()] = 0;
+          --size;
+        }
+        lru.OnInsert(k);
+        resident[k] = 1;
+        ++size;
+      }
+      peak = std::max(peak, lru.log_entries());
+    }
+    EXPECT_LE(peak, 4 * kCapacity + 4096) << "keys " << key_space;
+  }
 }
 
 }  // namespace
