@@ -332,7 +332,9 @@ std::string StudyHeadline(const Study& s, bool with_why) {
         st.from == st.to ? absl::StrCat("at ", FormatGb(st.from))
                          : absl::StrCat("from ", FormatGb(st.from), " to ", FormatGb(st.to));
     if (alone[i]) {
-      parts.push_back(absl::StrCat(i == 0 ? "Only " : "only ", st.strategy, " fits ", range));
+      // The others did not fit there or were not run there: the database cannot
+      // tell which (infeasible budgets are not stored).
+      parts.push_back(absl::StrCat(i == 0 ? "Only " : "only ", st.strategy, " ran ", range));
       continue;
     }
     std::vector<std::string> gains;
