@@ -235,7 +235,8 @@ absl::StatusOr<double> MeasureSubmitOverheadNs(const std::string& path, int64_t 
 int64_t BlockReadTicksMs(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return -1;
-  std::ifstream in(absl::StrFormat("/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev)));
+  std::ifstream in(
+      absl::StrFormat("/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev)));
   int64_t ios, merges, sectors, ticks;
   if (!(in >> ios >> merges >> sectors >> ticks)) return -1;
   return ticks;
@@ -299,17 +300,20 @@ double MeasureTaskDispatchNs(int threads, int tasks) {
     pool.Submit({.tag = static_cast<uint64_t>(i),
                  .work = std::make_shared<const std::function<void()>>([] {})});
     while (!sink.done) queue.Pop()();
-    ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
-                     .count());
+    ns.push_back(
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
     std::this_thread::sleep_for(std::chrono::microseconds(200));  // let the worker sleep again
   }
   std::nth_element(ns.begin(), ns.begin() + ns.size() / 2, ns.end());
   return ns[ns.size() / 2];
 }
 
-// The sparse FFN kernel (INT4 g32, 4096-wide bundles from DRAM) on one core.
+// The bundles the kernel is calibrated on: INT4 g32, 4096 wide, gated.
+constexpr FfnKernelShape kKernelShape{.d_model = 4096, .group = 32, .bits = 4, .gated = true};
+
+// The sparse FFN kernel (kKernelShape, bundles from DRAM) on one core.
 double MeasureKernel(double seconds_target) {
-  const FfnKernelShape s{.d_model = 4096, .group = 32, .bits = 4, .gated = true};
+  const FfnKernelShape s = kKernelShape;
   const int64_t n = (int64_t{256} << 20) / s.bundle_bytes();
   std::vector<uint8_t> arena(n * s.bundle_bytes(), 0x99);
   for (int64_t k = 0; k < n * 3; ++k) {
@@ -417,8 +421,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   for (int pass = 0; pass < kPasses; ++pass) {
     say(absl::StrFormat("flash, pass %d of %d", pass + 1, kPasses));
     for (Pending& p : pending) {
-      absl::StatusOr<double> tp = MeasureReads(path, file_bytes, p.size, p.depth, false, seconds,
-                                               &notice, &p.batch_reads);
+      absl::StatusOr<double> tp =
+          MeasureReads(path, file_bytes, p.size, p.depth, false, seconds, &notice, &p.batch_reads);
       if (!tp.ok()) return tp.status();
       p.runs.push_back(*tp);
     }
@@ -426,18 +430,17 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   for (Pending& p : pending) {
     std::sort(p.runs.begin(), p.runs.end());
     const double tp = p.runs[p.runs.size() / 2];
-    d.flash.points.push_back({.request_bytes = p.size,
-                              .queue_depth = p.depth,
-                              .range_bytes = file_bytes,
-                              .throughput_bytes_per_s = tp,
-                              .source = absl::StrCat("measured ", date, ", median of ", kPasses,
-                                                     " passes")});
-    say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s (passes %.0f-%.0f)", p.size,
-                        p.depth, tp / 1e6, p.runs.front() / 1e6, p.runs.back() / 1e6));
+    d.flash.points.push_back(
+        {.request_bytes = p.size,
+         .queue_depth = p.depth,
+         .range_bytes = file_bytes,
+         .throughput_bytes_per_s = tp,
+         .source = absl::StrCat("measured ", date, ", median of ", kPasses, " passes")});
+    say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s (passes %.0f-%.0f)", p.size, p.depth,
+                        tp / 1e6, p.runs.front() / 1e6, p.runs.back() / 1e6));
   }
-  absl::StatusOr<double> submit =
-      MeasureSubmitOverheadNs(path, file_bytes, d.flash.points.front().throughput_bytes_per_s,
-                              o.quick ? 200 : 1000);
+  absl::StatusOr<double> submit = MeasureSubmitOverheadNs(
+      path, file_bytes, d.flash.points.front().throughput_bytes_per_s, o.quick ? 200 : 1000);
   if (!submit.ok()) return submit.status();
   d.flash.submit_overhead_ns = *submit;
   say(absl::StrFormat("batch submit overhead %.1f us", *submit / 1e3));
@@ -466,8 +469,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   say(
       absl::StrFormat("DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
                       "sparse FFN kernel %.2f GB/s per core (%s); task hand-off %.1f us",
-                      one / 1e9, all / 1e9, cores, copy / 1e9, kernel / 1e9, SparseFfnTarget(),
-                      dispatch_ns / 1e3));
+                      one / 1e9, all / 1e9, cores, copy / 1e9, kernel / 1e9,
+                      SparseFfnTarget(kKernelShape), dispatch_ns / 1e3));
   CoreClassSpec core;
   core.name = "host";
   core.count = cores;
@@ -476,8 +479,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.gemv_bytes_per_s = std::min(kernel, all);
   core.dense_ops_per_s = 4 * kernel;  // INT4: 2 weights per byte, 2 operations per weight
   core.task_dispatch_ns = dispatch_ns;
-  core.source = absl::StrCat("sparse FFN kernel (", SparseFfnTarget(), ") measured ", date,
-                             "; dense_gops = 4 x kernel bytes/s [derived]");
+  core.source = absl::StrCat("sparse FFN kernel (", SparseFfnTarget(kKernelShape), ") measured ",
+                             date, "; dense_gops = 4 x kernel bytes/s [derived]");
   d.cores.push_back(core);
   d.dram.capacity_bytes = MemInfo("MemTotal");
   d.dram.app_available_bytes = MemInfo("MemAvailable");

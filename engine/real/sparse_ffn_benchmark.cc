@@ -2,8 +2,13 @@
 // core: a TurboSparse-Mistral-7B-shaped layer (d_model 4096, INT4 or INT8 g32,
 // gated), every gate positive; bundles spread over 512 MiB so they come from
 // DRAM, or over 2 MiB so they stay in cache (the kernel's compute-bound rate).
+// BM_BundleRead reads the same bundles (prefetching as the kernel does) and
+// only sums them: the DRAM read bandwidth one core gets on this access
+// pattern, the kernel's ceiling.
+// path 0 is what SparseFfn picks on this CPU, 1 the portable Highway path.
 #include <benchmark/benchmark.h>
 
+#include <cstring>
 #include <vector>
 
 #include "common/random.h"
@@ -12,35 +17,88 @@
 namespace sparseflash {
 namespace {
 
-void BM_SparseFfn(benchmark::State& state) {
-  const FfnKernelShape s{
-      .d_model = 4096, .group = 32, .bits = static_cast<int>(state.range(0)), .gated = true};
-  const int64_t arena_bundles = (state.range(1) << 20) / s.bundle_bytes();
-  std::vector<uint8_t> arena(arena_bundles * s.bundle_bytes(), 0x99);  // nibbles 9: weight +1
-  for (int64_t k = 0; k < arena_bundles; ++k) {
-    for (int m = 0; m < 3; ++m) {
-      uint16_t* scales = reinterpret_cast<uint16_t*>(arena.data() + k * s.bundle_bytes() +
-                                                     m * s.row_bytes() + s.d_model * s.bits / 8);
-      for (int g = 0; g < s.d_model / s.group; ++g) scales[g] = FloatToHalf(0.01f);
-    }
+// `mib` MiB of bundles whose every weight is +1 with scale 0.01.
+struct Arena {
+  FfnKernelShape shape;
+  int64_t bundles = 0;
+  std::vector<uint8_t> bytes;
+};
+
+Arena MakeArena(int bits, int64_t mib) {
+  Arena a;
+  a.shape = FfnKernelShape{.d_model = 4096, .group = 32, .bits = bits, .gated = true};
+  const FfnKernelShape& s = a.shape;
+  a.bundles = (mib << 20) / s.bundle_bytes();
+  a.bytes.assign(a.bundles * s.bundle_bytes(), bits == 4 ? 0x99 : 0x01);  // +1 either way
+  for (int64_t k = 0; k < a.bundles * 3; ++k) {
+    uint16_t* scales = reinterpret_cast<uint16_t*>(a.bytes.data() + k * s.row_bytes() +
+                                                   int64_t{s.d_model} * s.bits / 8);
+    for (int g = 0; g < s.d_model / s.group; ++g) scales[g] = FloatToHalf(0.01f);
   }
+  return a;
+}
+
+void PickBundles(const Arena& a, Random& rng, std::vector<const uint8_t*>& active) {
+  for (auto& p : active) p = a.bytes.data() + rng.Below(a.bundles) * a.shape.bundle_bytes();
+}
+
+void BM_SparseFfn(benchmark::State& state) {
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1));
+  const bool portable = state.range(2) == 1;
+  const FfnKernelShape& s = a.shape;
   Random rng(3);
   std::vector<const uint8_t*> active(2048);
   std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
   for (auto _ : state) {
     state.PauseTiming();
-    for (auto& p : active) p = arena.data() + rng.Below(arena_bundles) * s.bundle_bytes();
+    PickBundles(a, rng, active);
     state.ResumeTiming();
-    SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    if (portable) {
+      SparseFfnPortable(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    } else {
+      SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    }
     benchmark::DoNotOptimize(out.data());
   }
   state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
-  state.SetLabel(SparseFfnTarget());
+  state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
 }
 BENCHMARK(BM_SparseFfn)
-    ->ArgNames({"bits", "arena_mib"})
-    ->ArgsProduct({{4, 8}, {512, 2}})
+    ->ArgNames({"bits", "arena_mib", "path"})
+    ->ArgsProduct({{4, 8}, {512, 2}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
+
+void BM_BundleRead(benchmark::State& state) {
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), 512);
+  const int64_t words = a.shape.bundle_bytes() / 8;
+  Random rng(3);
+  std::vector<const uint8_t*> active(2048);
+  uint64_t sum = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    PickBundles(a, rng, active);
+    state.ResumeTiming();
+    for (size_t k = 0; k < active.size(); ++k) {
+      const uint8_t* b = active[k];
+      if (k + 1 < active.size()) {  // as the kernel does: ask for the next bundle
+        for (int64_t at = 0; at < a.shape.bundle_bytes(); at += 64)
+          __builtin_prefetch(active[k + 1] + at);
+      }
+      uint64_t lane[8] = {};
+      for (int64_t w = 0; w + 8 <= words; w += 8) {
+        for (int l = 0; l < 8; ++l) {
+          uint64_t v;
+          std::memcpy(&v, b + (w + l) * 8, 8);
+          lane[l] += v;
+        }
+      }
+      for (uint64_t v : lane) sum += v;
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetBytesProcessed(state.iterations() * active.size() * a.shape.bundle_bytes());
+}
+BENCHMARK(BM_BundleRead)->ArgNames({"bits"})->Arg(4)->Arg(8)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace sparseflash

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/real/sparse_ffn_kernel.h"
+#include "engine/real/sparse_ffn_vnni.h"
 
 namespace sparseflash {
 
@@ -87,7 +88,8 @@ PreparedX PrepareX(const FfnKernelShape& s, const float* x) {
   std::vector<int16_t> q(n);
   for (int g = 0; g < groups; ++g) {
     float max_abs = 0;
-    for (int i = g * s.group; i < (g + 1) * s.group; ++i) max_abs = std::max(max_abs, std::fabs(x[i]));
+    for (int i = g * s.group; i < (g + 1) * s.group; ++i)
+      max_abs = std::max(max_abs, std::fabs(x[i]));
     const float scale = max_abs > 0 ? max_abs / 32767.0f : 1.0f;
     const float inv = 1.0f / scale;
     int32_t sum = 0;
@@ -163,8 +165,8 @@ float RowDot(D16 d16, const FfnKernelShape& s, const uint8_t* row, const Prepare
       }
     }
     const float scale = scales[g] * p.scale[g];
-    total = hn::MulAdd(hn::ConvertTo(df, hn::RearrangeToOddPlusEven(acc, acc1)),
-                       hn::Set(df, scale), total);
+    total = hn::MulAdd(hn::ConvertTo(df, hn::RearrangeToOddPlusEven(acc, acc1)), hn::Set(df, scale),
+                       total);
     if (s.bits == 4) offset += 8.0f * scale * static_cast<float>(p.q_sum[g]);
   }
   return hn::GetLane(hn::SumOfLanes(df, total)) - offset;
@@ -297,12 +299,25 @@ namespace sparseflash {
 HWY_EXPORT(SparseFfnImpl);
 HWY_EXPORT(TargetName);
 
-void SparseFfn(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
-               const float* x, float* out) {
+void SparseFfnPortable(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
+                       const float* x, float* out) {
   HWY_DYNAMIC_DISPATCH(SparseFfnImpl)(shape, bundles, count, x, out);
 }
 
-const char* SparseFfnTarget() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+const char* SparseFfnPortableTarget() { return HWY_DYNAMIC_DISPATCH(TargetName)(); }
+
+void SparseFfn(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
+               const float* x, float* out) {
+  if (SparseFfnVnniSupports(shape)) {
+    SparseFfnVnni(shape, bundles, count, x, out);
+  } else {
+    SparseFfnPortable(shape, bundles, count, x, out);
+  }
+}
+
+const char* SparseFfnTarget(const FfnKernelShape& shape) {
+  return SparseFfnVnniSupports(shape) ? "AVX512_VNNI" : SparseFfnPortableTarget();
+}
 
 namespace {
 

@@ -3,7 +3,9 @@
 // FP16 group scales), computes h = relu(gate . x) * (up . x) (relu(up . x) for
 // up/down FFNs) and accumulates out += h * down. Written once with Google
 // Highway and dispatched at run time to the best SIMD target (SSE4, AVX2,
-// AVX-512, NEON, SVE). A plain scalar version is the reference for tests.
+// AVX-512, NEON, SVE); on x86-64 CPUs with AVX-512 VNNI a hand-written path
+// (sparse_ffn_vnni.h) takes its place. A plain scalar version is the reference
+// for tests.
 #pragma once
 
 #include <cstdint>
@@ -20,14 +22,19 @@ struct FfnKernelShape {
   int64_t bundle_bytes() const { return row_bytes() * (gated ? 3 : 2); }
 };
 
-// out[d_model] += sum over the `count` bundles of h(bundle) * down(bundle).
+// out[d_model] += sum over the `count` bundles of h(bundle) * down(bundle), on
+// the fastest path this CPU has for `shape`.
 void SparseFfn(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
                const float* x, float* out);
+// The Highway path alone (x rounded to int16 per group), and the reference.
+void SparseFfnPortable(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
+                       const float* x, float* out);
 void SparseFfnScalar(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
                      const float* x, float* out);
 
-// Name of the SIMD target the dispatcher picked.
-const char* SparseFfnTarget();
+// Name of the path SparseFfn takes for `shape`, and of the Highway target.
+const char* SparseFfnTarget(const FfnKernelShape& shape);
+const char* SparseFfnPortableTarget();
 
 // IEEE half to float.
 float HalfToFloat(uint16_t h);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_join.h"
 #include "common/random.h"
+#include "engine/real/sparse_ffn_vnni.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
 
@@ -18,15 +19,19 @@ struct Case {
   bool gated;
 };
 
-class KernelMatchesScalar : public ::testing::TestWithParam<Case> {};
-
-TEST_P(KernelMatchesScalar, OnRandomBundles) {
-  const Case c = GetParam();
-  FfnKernelShape s{.d_model = 256, .group = c.group, .bits = c.bits, .gated = c.gated};
-  Random rng(c.bits * 100 + c.group);
-  const int count = 37;
-  std::vector<uint8_t> data(s.bundle_bytes() * count);
+// `count` bundles of random weights and scales, and a random x.
+struct RandomLayer {
+  std::vector<uint8_t> data;
   std::vector<const uint8_t*> bundles;
+  std::vector<float> x;
+};
+
+RandomLayer MakeRandomLayer(const FfnKernelShape& s, int count, uint64_t seed) {
+  Random rng(seed);
+  RandomLayer layer;
+  std::vector<uint8_t>& data = layer.data;
+  std::vector<const uint8_t*>& bundles = layer.bundles;
+  data.resize(s.bundle_bytes() * count);
   for (int k = 0; k < count; ++k) {
     uint8_t* b = data.data() + k * s.bundle_bytes();
     for (int m = 0; m < (s.gated ? 3 : 2); ++m) {
@@ -40,24 +45,42 @@ TEST_P(KernelMatchesScalar, OnRandomBundles) {
     }
     bundles.push_back(b);
   }
-  std::vector<float> x(s.d_model), scalar(s.d_model, 0.5f);
-  for (float& v : x) v = static_cast<float>(rng.Uniform() * 2 - 1);
-  SparseFfnScalar(s, bundles.data(), count, x.data(), scalar.data());
+  layer.x.resize(s.d_model);
+  for (float& v : layer.x) v = static_cast<float>(rng.Uniform() * 2 - 1);
+  return layer;
+}
+
+double MaxAbs(const std::vector<float>& v) {
   double max_abs = 0;
-  for (float v : scalar) max_abs = std::max(max_abs, std::fabs(double(v)));
+  for (float e : v) max_abs = std::max(max_abs, std::fabs(double(e)));
+  return max_abs;
+}
+
+class KernelMatchesScalar : public ::testing::TestWithParam<Case> {};
+
+TEST_P(KernelMatchesScalar, OnRandomBundles) {
+  const Case c = GetParam();
+  FfnKernelShape s{.d_model = 256, .group = c.group, .bits = c.bits, .gated = c.gated};
+  const int count = 37;
+  const RandomLayer layer = MakeRandomLayer(s, count, c.bits * 100 + c.group);
+  const auto& bundles = layer.bundles;
+  const auto& x = layer.x;
+  std::vector<float> scalar(s.d_model, 0.5f);
+  SparseFfnScalar(s, bundles.data(), count, x.data(), scalar.data());
+  const double max_abs = MaxAbs(scalar);
   ASSERT_GT(max_abs, 0.5);  // some neurons were active
   // Every SIMD target this build compiled that the CPU (or emulator) runs, not
   // only the one the dispatcher would pick: the phone's code is tested too.
   std::vector<std::string> tested;
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
-    ASSERT_EQ(std::string(SparseFfnTarget()), hwy::TargetName(target));
+    ASSERT_EQ(std::string(SparseFfnPortableTarget()), hwy::TargetName(target));
     std::vector<float> simd(s.d_model, 0.5f);
-    SparseFfn(s, bundles.data(), count, x.data(), simd.data());
+    SparseFfnPortable(s, bundles.data(), count, x.data(), simd.data());
     for (int i = 0; i < s.d_model; ++i) {
-      EXPECT_NEAR(simd[i], scalar[i], 1e-4 * max_abs) << i << " on " << SparseFfnTarget();
+      EXPECT_NEAR(simd[i], scalar[i], 1e-4 * max_abs) << i << " on " << SparseFfnPortableTarget();
     }
-    tested.push_back(SparseFfnTarget());
+    tested.push_back(SparseFfnPortableTarget());
   }
   hwy::SetSupportedTargetsForTest(0);
   ASSERT_FALSE(tested.empty());
@@ -65,9 +88,38 @@ TEST_P(KernelMatchesScalar, OnRandomBundles) {
   std::printf("sparse FFN kernel checked on: %s\n", absl::StrJoin(tested, " ").c_str());
 }
 
+// The VNNI path rounds x to int8 per group: it matches the scalar reference
+// with that rounding to float precision, and the exact reference to the
+// rounding's error (under 1 % of the largest output on these layers).
+TEST_P(KernelMatchesScalar, VnniPathMatchesTheInt8Reference) {
+  const Case c = GetParam();
+  FfnKernelShape s{.d_model = 512, .group = c.group, .bits = c.bits, .gated = c.gated};
+  if (!SparseFfnVnniSupports(s)) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+  const int count = 41;
+  const RandomLayer layer = MakeRandomLayer(s, count, c.bits * 31 + c.group);
+  std::vector<float> exact(s.d_model, 0.5f), q8(s.d_model, 0.5f), vnni(s.d_model, 0.5f),
+      dispatched(s.d_model, 0.5f);
+  SparseFfnScalar(s, layer.bundles.data(), count, layer.x.data(), exact.data());
+  SparseFfnScalarQ8(s, layer.bundles.data(), count, layer.x.data(), q8.data());
+  SparseFfnVnni(s, layer.bundles.data(), count, layer.x.data(), vnni.data());
+  SparseFfn(s, layer.bundles.data(), count, layer.x.data(), dispatched.data());
+  const double max_abs = MaxAbs(exact);
+  ASSERT_GT(max_abs, 0.5);
+  double worst = 0;
+  for (int i = 0; i < s.d_model; ++i) {
+    EXPECT_NEAR(vnni[i], q8[i], 1e-4 * max_abs) << i;
+    EXPECT_EQ(dispatched[i], vnni[i]) << i;
+    worst = std::max(worst, std::fabs(double(q8[i]) - exact[i]));
+  }
+  EXPECT_LT(worst, 1e-2 * max_abs);
+  EXPECT_GT(worst, 0.0);  // the int8 rounding is real: the reference is not the exact one
+  EXPECT_STREQ(SparseFfnTarget(s), "AVX512_VNNI");
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, KernelMatchesScalar,
                          ::testing::Values(Case{4, 16, true}, Case{4, 32, true}, Case{4, 64, false},
-                                           Case{8, 16, true}, Case{8, 32, false}));
+                                           Case{4, 128, true}, Case{8, 16, true},
+                                           Case{8, 32, false}, Case{8, 128, true}));
 
 TEST(HalfFloat, RoundTripsRepresentableValues) {
   for (float f : {0.0f, 1.0f, -2.5f, 0.0009765625f, 65504.0f}) {

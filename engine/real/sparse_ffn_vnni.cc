@@ -1,0 +1,305 @@
+#include "engine/real/sparse_ffn_vnni.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace sparseflash {
+namespace {
+
+// x rounded to int8 per weight group: x ~ q * scale.
+struct Q8 {
+  std::vector<int8_t> q;
+  std::vector<float> scale;
+  std::vector<int32_t> q_sum;
+};
+
+Q8 QuantizeQ8(const FfnKernelShape& s, const float* x) {
+  const int groups = s.d_model / s.group;
+  Q8 r;
+  r.q.resize(s.d_model);
+  r.scale.resize(groups);
+  r.q_sum.resize(groups);
+  for (int g = 0; g < groups; ++g) {
+    const float* xg = x + g * s.group;
+    float max_abs = 0;
+    for (int i = 0; i < s.group; ++i) max_abs = std::max(max_abs, std::fabs(xg[i]));
+    const float scale = max_abs > 0 ? max_abs / 127.0f : 1.0f;
+    const float inv = 1.0f / scale;
+    int32_t sum = 0;
+    for (int i = 0; i < s.group; ++i) {
+      const int8_t q = static_cast<int8_t>(std::lrintf(xg[i] * inv));
+      r.q[g * s.group + i] = q;
+      sum += q;
+    }
+    r.scale[g] = scale;
+    r.q_sum[g] = sum;
+  }
+  return r;
+}
+
+}  // namespace
+
+void SparseFfnScalarQ8(const FfnKernelShape& s, const uint8_t* const* bundles, int count,
+                       const float* x, float* out) {
+  const Q8 q = QuantizeQ8(s, x);
+  std::vector<float> rounded(s.d_model);
+  for (int i = 0; i < s.d_model; ++i) rounded[i] = q.q[i] * q.scale[i / s.group];
+  SparseFfnScalar(s, bundles, count, rounded.data(), out);
+}
+
+#if defined(__x86_64__)
+
+#define SF_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,f16c,fma")))
+
+// GCC 12's AVX-512 intrinsics self-initialise their "undefined" merge operands,
+// which its own -Wuninitialized flags (GCC bug 105593).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+namespace {
+
+constexpr int kChunk = 64;  // bytes of weights per vector
+
+int64_t WeightBytes(const FfnKernelShape& s) { return int64_t{s.d_model} * s.bits / 8; }
+
+// Bytes of one weight group within the vectors the dot product loads: for
+// int4 each byte holds two weights, split into an even and an odd vector.
+int GroupBytes(const FfnKernelShape& s) { return s.bits == 4 ? s.group / 2 : s.group; }
+
+// x as the dot products want it, once per call.
+struct PreparedQ8 {
+  std::vector<int8_t> even, odd;  // int4: x[2i] and x[2i+1]; int8: `even` is x in order
+  std::vector<float> scale;       // per group, padded by 16 for whole-vector loads
+  std::vector<float> correction;  // per group: what the weight offset adds, / weight scale
+};
+
+PreparedQ8 Prepare(const FfnKernelShape& s, const float* x) {
+  Q8 q = QuantizeQ8(s, x);
+  const int groups = s.d_model / s.group;
+  PreparedQ8 p;
+  if (s.bits == 4) {
+    p.even.resize(s.d_model / 2);
+    p.odd.resize(s.d_model / 2);
+    for (int i = 0; i < s.d_model / 2; ++i) {
+      p.even[i] = q.q[2 * i];
+      p.odd[i] = q.q[2 * i + 1];
+    }
+  } else {
+    p.even = std::move(q.q);
+  }
+  // int4 weights are nibbles w + 8; int8 weights are read as bytes w + 128.
+  const float offset = s.bits == 4 ? 8.0f : 128.0f;
+  p.scale.assign(groups + 16, 0.0f);
+  p.correction.assign(groups + 16, 0.0f);
+  for (int g = 0; g < groups; ++g) {
+    p.scale[g] = q.scale[g];
+    p.correction[g] = offset * static_cast<float>(q.q_sum[g]);
+  }
+  return p;
+}
+
+// Lane l of a 64-byte chunk's int32 sums belongs to group base + index[l].
+SF_VNNI __m512i ChunkGroupIndex(int group_bytes) {
+  alignas(64) int32_t idx[16];
+  for (int l = 0; l < 16; ++l) idx[l] = group_bytes < kChunk ? 4 * l / group_bytes : 0;
+  return _mm512_load_si512(idx);
+}
+
+// Per-group factors of one row: factor[g] = half scale[g] * times * mul[g]
+// (mul may be null: 1), and the sum of factor[g] * correction[g] (correction
+// may be null).
+SF_VNNI float RowFactors(const FfnKernelShape& s, const uint8_t* row, float times, const float* mul,
+                         const float* correction, float* factor) {
+  const int groups = s.d_model / s.group;
+  const uint16_t* halves = reinterpret_cast<const uint16_t*>(row + WeightBytes(s));
+  __m512 owed = _mm512_setzero_ps();
+  for (int g = 0; g < groups; g += 16) {
+    const __mmask16 m =
+        static_cast<__mmask16>(groups - g >= 16 ? 0xffff : (1u << (groups - g)) - 1);
+    __m512 f = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, halves + g)),
+                             _mm512_set1_ps(times));
+    if (mul != nullptr) f = _mm512_mul_ps(f, _mm512_maskz_loadu_ps(m, mul + g));
+    _mm512_mask_storeu_ps(factor + g, m, f);
+    if (correction != nullptr)
+      owed = _mm512_fmadd_ps(f, _mm512_maskz_loadu_ps(m, correction + g), owed);
+  }
+  return _mm512_reduce_add_ps(owed);
+}
+
+// One 64-byte chunk's int32 sums of weights times x.
+SF_VNNI inline __m512i ChunkDot(int bits, const uint8_t* w, const int8_t* even, const int8_t* odd) {
+  const __m512i b = _mm512_loadu_si512(w);
+  if (bits == 8) {
+    return _mm512_dpbusd_epi32(_mm512_setzero_si512(), _mm512_xor_si512(b, _mm512_set1_epi8(-128)),
+                               _mm512_loadu_si512(even));
+  }
+  const __m512i nibble = _mm512_set1_epi8(0x0f);
+  const __m512i lo = _mm512_and_si512(b, nibble);
+  const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(b, 4), nibble);
+  const __m512i acc = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, _mm512_loadu_si512(even));
+  return _mm512_dpbusd_epi32(acc, hi, _mm512_loadu_si512(odd));
+}
+
+// Dot product of one gate or up row with x.
+SF_VNNI float RowDot(const FfnKernelShape& s, const uint8_t* row, const PreparedQ8& p,
+                     __m512i index, float* factor) {
+  const float owed = RowFactors(s, row, 1.0f, p.scale.data(), p.correction.data(), factor);
+  const int group_bytes = GroupBytes(s);
+  const int64_t chunks = WeightBytes(s) / kChunk;
+  __m512 total0 = _mm512_setzero_ps(), total1 = _mm512_setzero_ps();
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t at = c * kChunk;
+    const __m512i sums =
+        ChunkDot(s.bits, row + at, p.even.data() + at, s.bits == 4 ? p.odd.data() + at : nullptr);
+    const __m512 f = _mm512_permutexvar_ps(index, _mm512_loadu_ps(factor + at / group_bytes));
+    if (c % 2 == 0) {
+      total0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), f, total0);
+    } else {
+      total1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), f, total1);
+    }
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(total0, total1)) - owed;
+}
+
+// Down columns of up to four active neurons, accumulated together.
+struct DownBatch {
+  int n = 0;
+  const uint8_t* col[4];
+  float h[4];
+};
+
+// The factor for 16 consecutive weight bytes starting at byte `at` of a
+// column, as a vector: one group's, or several when groups are narrower.
+SF_VNNI inline __m512 DownFactor(const float* factor, int64_t at, int group_bytes) {
+  if (group_bytes >= 16) return _mm512_set1_ps(factor[at / group_bytes]);
+  alignas(64) int32_t idx[16];
+  for (int l = 0; l < 16; ++l) idx[l] = l / group_bytes;
+  return _mm512_permutexvar_ps(_mm512_load_si512(idx), _mm512_loadu_ps(factor + at / group_bytes));
+}
+
+// out (split into even and odd elements for int4) += sum_j h_j * column_j;
+// `owed[g]` collects what the weight offset adds to group g.
+SF_VNNI void AccumulateDown(const FfnKernelShape& s, const DownBatch& batch, float* factors,
+                            float* out_even, float* out_odd, float* owed) {
+  const int groups = s.d_model / s.group;
+  const int group_bytes = GroupBytes(s);
+  float* f[4];
+  for (int j = 0; j < batch.n; ++j) {
+    f[j] = factors + j * (groups + 16);
+    RowFactors(s, batch.col[j], batch.h[j], nullptr, nullptr, f[j]);
+    if (s.bits == 4) {
+      for (int g = 0; g < groups; ++g) owed[g] += f[j][g];
+    }
+  }
+  const int64_t bytes = WeightBytes(s);
+  const __m512i nibble = _mm512_set1_epi32(0x0f);
+  for (int64_t at = 0; at < bytes; at += 16) {
+    if (s.bits == 4) {
+      __m512 even = _mm512_loadu_ps(out_even + at), odd = _mm512_loadu_ps(out_odd + at);
+      for (int j = 0; j < batch.n; ++j) {
+        const __m512i b = _mm512_cvtepu8_epi32(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(batch.col[j] + at)));
+        const __m512 fv = DownFactor(f[j], at, group_bytes);
+        even = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_and_si512(b, nibble)), fv, even);
+        odd = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(b, 4)), fv, odd);
+      }
+      _mm512_storeu_ps(out_even + at, even);
+      _mm512_storeu_ps(out_odd + at, odd);
+    } else {
+      __m512 o = _mm512_loadu_ps(out_even + at);
+      for (int j = 0; j < batch.n; ++j) {
+        const __m512i b = _mm512_cvtepi8_epi32(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(batch.col[j] + at)));
+        o = _mm512_fmadd_ps(_mm512_cvtepi32_ps(b), DownFactor(f[j], at, group_bytes), o);
+      }
+      _mm512_storeu_ps(out_even + at, o);
+    }
+  }
+}
+
+// Asks for a bundle ahead of its use (random bundles defeat the hardware
+// prefetcher at their start).
+SF_VNNI inline void PrefetchBundle(const uint8_t* b, int64_t bytes) {
+  for (int64_t at = 0; at < bytes; at += 64)
+    _mm_prefetch(reinterpret_cast<const char*>(b + at), _MM_HINT_T0);
+}
+
+}  // namespace
+
+bool SparseFfnVnniSupports(const FfnKernelShape& s) {
+  static const bool cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") &&
+                          __builtin_cpu_supports("avx512dq") &&
+                          __builtin_cpu_supports("avx512vnni");
+  if (!cpu || (s.bits != 4 && s.bits != 8) || s.group <= 0 || s.d_model % s.group != 0)
+    return false;
+  const int group_bytes = GroupBytes(s);
+  const bool tiles = group_bytes < kChunk ? kChunk % group_bytes == 0 : group_bytes % kChunk == 0;
+  return tiles && group_bytes % 8 == 0 && WeightBytes(s) % kChunk == 0;
+}
+
+SF_VNNI void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundles, int count,
+                           const float* x, float* out) {
+  const int n = s.d_model, groups = n / s.group;
+  const PreparedQ8 p = Prepare(s, x);
+  const __m512i index = ChunkGroupIndex(GroupBytes(s));
+  const int64_t half = WeightBytes(s);
+  std::vector<float> even(half, 0.0f), odd(s.bits == 4 ? half : 0, 0.0f), owed(groups, 0.0f);
+  std::vector<float> factor(groups + 16, 0.0f), down_factors(4 * (groups + 16), 0.0f);
+  const int64_t row = s.row_bytes();
+  const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
+  DownBatch batch;
+  for (int k = 0; k < count; ++k) {
+    const uint8_t* b = bundles[k];
+    if (k + 1 < count) PrefetchBundle(bundles[k + 1], s.bundle_bytes());
+    float h;
+    if (s.gated) {
+      const float g = RowDot(s, b, p, index, factor.data());
+      if (g <= 0) continue;  // the up/down half is not needed
+      h = g * RowDot(s, b + row, p, index, factor.data());
+    } else {
+      h = RowDot(s, b, p, index, factor.data());
+      if (h <= 0) continue;
+    }
+    batch.col[batch.n] = b + gate_up_bytes;
+    batch.h[batch.n++] = h;
+    if (batch.n == 4) {
+      AccumulateDown(s, batch, down_factors.data(), even.data(), odd.data(), owed.data());
+      batch.n = 0;
+    }
+  }
+  if (batch.n > 0)
+    AccumulateDown(s, batch, down_factors.data(), even.data(), odd.data(), owed.data());
+  const float offset = s.bits == 4 ? 8.0f : 0.0f;  // int8 columns are read as signed
+  if (s.bits == 4) {
+    for (int i = 0; i < n / 2; ++i) {
+      const float o = offset * owed[2 * i / s.group];
+      out[2 * i] += even[i] - o;
+      out[2 * i + 1] += odd[i] - o;
+    }
+  } else {
+    for (int i = 0; i < n; ++i) out[i] += even[i];
+  }
+}
+
+#else  // not x86-64
+
+bool SparseFfnVnniSupports(const FfnKernelShape&) { return false; }
+
+void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundles, int count,
+                   const float* x, float* out) {
+  SparseFfnScalarQ8(s, bundles, count, x, out);
+}
+
+#endif
+
+}  // namespace sparseflash
