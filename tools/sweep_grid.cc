@@ -62,7 +62,8 @@ absl::StatusOr<std::vector<Budget>> Budgets(const Grid& g, const std::string& wh
 absl::Status CheckNames(const Grid& g, const std::string& where) {
   if (g.device().empty()) return FieldError(where + ".device", "at least one device is needed");
   if (g.model().empty()) return FieldError(where + ".model", "at least one model is needed");
-  if (g.strategy().empty()) return FieldError(where + ".strategy", "at least one strategy is needed");
+  if (g.strategy().empty())
+    return FieldError(where + ".strategy", "at least one strategy is needed");
   for (const std::string& d : g.device()) {
     if (absl::StatusOr<DeviceProfile> p = LoadDevice(d); !p.ok()) {
       return FieldError(where + ".device", std::string(p.status().message()));
@@ -76,14 +77,16 @@ absl::Status CheckNames(const Grid& g, const std::string& where) {
   const std::vector<std::string> strategies = StrategyNames(), policies = EvictionPolicyNames();
   for (const std::string& s : g.strategy()) {
     if (std::find(strategies.begin(), strategies.end(), s) == strategies.end()) {
-      return FieldError(where + ".strategy", absl::StrCat("unknown strategy '", s, "'; known: ",
-                                                          absl::StrJoin(strategies, ", ")));
+      return FieldError(
+          where + ".strategy",
+          absl::StrCat("unknown strategy '", s, "'; known: ", absl::StrJoin(strategies, ", ")));
     }
   }
   for (const std::string& p : g.policy()) {
     if (std::find(policies.begin(), policies.end(), p) == policies.end()) {
-      return FieldError(where + ".policy", absl::StrCat("unknown policy '", p, "'; known: ",
-                                                        absl::StrJoin(policies, ", ")));
+      return FieldError(
+          where + ".policy",
+          absl::StrCat("unknown policy '", p, "'; known: ", absl::StrJoin(policies, ", ")));
     }
   }
   for (int t : g.threads()) {
@@ -123,12 +126,26 @@ absl::Status CheckTokens(uint64_t tokens, int64_t prompt_tokens, const std::stri
   return absl::OkStatus();
 }
 
+// How many configurations a grid's lists multiply to, capped just past
+// kMaxSweepConfigurations (so it cannot overflow).
+int64_t GridProduct(const Grid& g) {
+  const int64_t budgets = g.memory_size() + g.memory_fraction_size() + g.ffn_resident_size();
+  int64_t product = 1;
+  for (int64_t n :
+       {int64_t{g.device_size()}, int64_t{g.model_size()}, int64_t{g.trace_size()},
+        int64_t{g.strategy_size()}, int64_t{g.policy_size()}, budgets, int64_t{g.threads_size()}}) {
+    product = std::min(product * std::max<int64_t>(n, 1), kMaxSweepConfigurations + 1);
+  }
+  return product;
+}
+
 // The product of one grid's lists, in a fixed nesting order.
 absl::Status ExpandGrid(const Grid& g, const proto::Sweep& sweep, const std::string& where,
                         const std::string& base_dir, std::vector<SweepJob>* out) {
   if (absl::Status s = CheckNames(g, where); !s.ok()) return s;
   if (absl::Status s = CheckOptions(g, where); !s.ok()) return s;
-  if (absl::Status s = CheckTokens(std::max(g.tokens(), sweep.tokens()), sweep.prompt_tokens(), where);
+  if (absl::Status s =
+          CheckTokens(std::max(g.tokens(), sweep.tokens()), sweep.prompt_tokens(), where);
       !s.ok()) {
     return s;
   }
@@ -194,9 +211,10 @@ std::string Identity(const SweepJob& j) {
 }  // namespace
 
 std::string SweepJob::Label() const {
-  std::string budget = memory_bytes >= 0      ? FormatBytes(memory_bytes)
-                       : memory_fraction >= 0 ? absl::StrFormat("%.0f%% of model", 100 * memory_fraction)
-                                              : absl::StrFormat("%.0f%% of FFN", 100 * ffn_resident);
+  std::string budget = memory_bytes >= 0 ? FormatBytes(memory_bytes)
+                       : memory_fraction >= 0
+                           ? absl::StrFormat("%.0f%% of model", 100 * memory_fraction)
+                           : absl::StrFormat("%.0f%% of FFN", 100 * ffn_resident);
   return absl::StrCat(strategy, policy.empty() ? "" : "/" + policy, " on ", device, ", ", model,
                       ", ", budget);
 }
@@ -209,6 +227,20 @@ absl::StatusOr<SweepPlan> ParseSweep(const std::string& text, const std::string&
   SweepPlan plan;
   plan.name = sweep.name();
   std::vector<SweepJob> all;
+  int64_t configurations = 0;
+  for (int i = 0; i < sweep.grid_size(); ++i) {
+    const std::string where = absl::StrCat(
+        source_name, ": grid ", i + 1,
+        sweep.grid(i).name().empty() ? "" : absl::StrCat(" (", sweep.grid(i).name(), ")"));
+    configurations += GridProduct(sweep.grid(i));
+    if (configurations > kMaxSweepConfigurations) {
+      return FieldError(where,
+                        absl::StrCat("takes the sweep past ", kMaxSweepConfigurations,
+                                     " configurations (the product of each grid's device, model, "
+                                     "trace, strategy, policy, budget and threads lists); split "
+                                     "the sweep into several files"));
+    }
+  }
   for (int i = 0; i < sweep.grid_size(); ++i) {
     const std::string where = absl::StrCat(
         source_name, ": grid ", i + 1,

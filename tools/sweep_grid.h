@@ -15,7 +15,7 @@ namespace sparseflash::cli {
 // One configuration of a sweep, as the user wrote it (names, not profiles).
 struct SweepJob {
   std::string grid, device, model, trace_file, strategy, policy;
-  uint64_t seed = 1;  // of the generated trace when trace_file is empty
+  uint64_t seed = 1;    // of the generated trace when trace_file is empty
   std::string profile;  // the offline profile's source ("" = generator)
   int64_t memory_bytes = -1;
   double memory_fraction = -1, ffn_resident = -1;
@@ -25,6 +25,11 @@ struct SweepJob {
 
   std::string Label() const;  // "powerinfer2 oneplus12 mistral-7b 4.0 GiB"
 };
+
+// The most configurations a sweep file may expand to (the product of each
+// grid's lists, summed over its grids, before duplicates are removed). Larger
+// studies are split into several files.
+inline constexpr int64_t kMaxSweepConfigurations = 100'000;
 
 struct SweepPlan {
   std::string name;

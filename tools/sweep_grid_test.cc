@@ -3,6 +3,9 @@
 #include <filesystem>
 #include <set>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "tools/sweep_runner.h"
 
@@ -87,6 +90,37 @@ TEST(SweepGrid, ErrorsNameTheFileGridAndField) {
   plan = ParseSweep("grid { colour: 1 }", "s.textproto", "");
   ASSERT_FALSE(plan.ok());
   EXPECT_NE(plan.status().message().find("s.textproto"), std::string::npos);
+}
+
+// A file whose lists multiply past the limit is refused before it is
+// expanded (a fuzzed file of repeated lists took seconds to expand).
+TEST(SweepGrid, RefusesAGridThatExpandsPastTheLimit) {
+  std::string budgets = "memory_fraction: [ 0.3";
+  for (int i = 1; i < 50; ++i) budgets += absl::StrFormat(", %.3f", 0.3 + 0.001 * i);
+  budgets += " ]";
+  std::string threads = "threads: [ 1";
+  for (int i = 2; i <= 100; ++i) threads += absl::StrCat(", ", i);
+  threads += " ]";
+  const std::string grid = absl::StrCat(R"pb(grid { name: "big"
+                                                    device: [ "oneplus12", "oneplus-ace2" ]
+                                                    model: "bamboo-7b"
+                                                    strategy: [ "powerinfer2", "llamacpp" ])pb",
+                                        budgets, " ", threads, " }");
+  // 2 x 2 x 50 x 100 = 20,000 configurations: under the limit.
+  absl::StatusOr<SweepPlan> plan = ParseSweep(grid, "big.textproto", "");
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  EXPECT_EQ(plan->jobs.size(), 20'000u);
+  // Six such grids (none a duplicate of another) go past it at the sixth.
+  std::string six;
+  for (int i = 0; i < 6; ++i) {
+    six += absl::StrReplaceAll(grid, {{"bamboo-7b", i % 2 ? "bamboo-7b" : "turbosparse-mistral-7b"},
+                                      {"threads: [ 1", absl::StrCat("threads: [ ", 200 + i)}});
+  }
+  plan = ParseSweep(six, "big.textproto", "");
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().message().find("big.textproto: grid 6 (big)"), std::string::npos)
+      << plan.status();
+  EXPECT_NE(plan.status().message().find("past 100000 configurations"), std::string::npos);
 }
 
 TEST(SweepGrid, ShardsPartitionTheGrid) {
