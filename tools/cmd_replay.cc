@@ -87,12 +87,18 @@ int RunReplay(const ReplayArgs& a) {
     j["engine_read_bytes"] = real->engine_read_bytes;
     j["kernel_read_bytes"] = real->kernel_read_bytes;
     j["peak_rss_bytes"] = real->peak_rss_bytes;
+    j["process_bytes"] = r->process_bytes;
     std::cout << j.dump(2) << "\n";
     return 0;
   }
   absl::PrintF("%s on this machine (profile %s), %s, %llu tokens; memory: %s resident + %s cache\n",
                a.strategy, device->name, model->name, static_cast<unsigned long long>(m.tokens),
                FormatBytes(real->memory.resident_bytes), FormatBytes(real->memory.cache_bytes));
+  if (r->process_bytes > 0) {
+    absl::PrintF(
+        "  of the %s budget, the process itself holds %s; the strategy planned with the rest\n",
+        FormatBytes(sc.memory_bytes), FormatBytes(r->process_bytes));
+  }
   absl::PrintF("  %-28s %12s %12s %10s\n", "", "measured", "predicted", "error");
   PrintRow("decode tokens/s", m.decode_tokens_per_s, p.decode_tokens_per_s, "");
   PrintRow("latency p50", m.latency_ms_p50, p.latency_ms_p50, "ms");

@@ -19,10 +19,14 @@ struct ReplayResult {
   SimulationResult predicted;
   RunSummary measured_summary, predicted_summary;
   std::map<std::string, std::string> options;  // as the real run resolved them
-  double error = 0;  // predicted / measured - 1 of decode tokens/s
+  double error = 0;                            // predicted / measured - 1 of decode tokens/s
+  // Of a --memory budget, what the process itself holds (PrepareRealRun); the
+  // strategy, real and predicted, plans with the rest.
+  int64_t process_bytes = 0;
 };
 
-// Runs `config` for real (reading `real_options.weights_path`) and simulated.
+// Runs `config` for real (reading `real_options.weights_path`), the whole
+// process within its --memory budget, and simulated with the same plan.
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& config,
                                         const RealRunOptions& real_options);
 

@@ -220,12 +220,12 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   result.memory = setup.strategy->memory();
   const ResourcePlan resources = setup.strategy->resources();
   CompletionQueue queue;
-  absl::StatusOr<std::unique_ptr<FlashDevice>> flash = OpenFlashDevice(
-      {.path = o.weights_path,
-       .queue_depth = o.io_depth,
-       .io = o.io,
-       .deny_uring_for_test = o.deny_uring_for_test},
-      &queue, &result.notice);
+  absl::StatusOr<std::unique_ptr<FlashDevice>> flash =
+      OpenFlashDevice({.path = o.weights_path,
+                       .queue_depth = o.io_depth,
+                       .io = o.io,
+                       .deny_uring_for_test = o.deny_uring_for_test},
+                      &queue, &result.notice);
   if (!flash.ok()) return flash.status();
   if (o.wrap_flash) *flash = o.wrap_flash(*std::move(flash));
   RealizingFlash realizing_flash(*std::move(flash), *weights);
@@ -249,6 +249,34 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   result.record = engine.record();
   result.peak_rss_bytes = PeakRssBytes();
   return result;
+}
+
+absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& config, int64_t* process_bytes) {
+  *process_bytes = 0;
+  if (config.memory_bytes < 0) return PrepareRun(config);
+  {
+    absl::StatusOr<RunSetup> sizing = PrepareRun(config);
+    if (!sizing.ok()) return sizing.status();
+    const int64_t rss = ProcessStatusBytes("VmRSS");
+    if (rss < 0) return absl::UnavailableError("cannot read VmRSS from /proc/self/status");
+    *process_bytes = rss + kRealRunOverheadBytes;
+  }  // its memory is freed for the run's own setup to reuse
+  RunSetupConfig planned = config;
+  planned.memory_bytes = config.memory_bytes - *process_bytes;
+  const std::string spent = absl::StrCat(
+      "of the --memory budget ", FormatBytes(config.memory_bytes), ", the process itself holds ",
+      FormatBytes(*process_bytes), " (code, trace, profile and strategy state, plus ",
+      FormatBytes(kRealRunOverheadBytes), " for I/O buffers and threads)");
+  if (planned.memory_bytes <= 0) {
+    return absl::ResourceExhaustedError(absl::StrCat(spent, ": nothing is left for weights"));
+  }
+  absl::StatusOr<RunSetup> setup = PrepareRun(planned);
+  if (!setup.ok()) {
+    return absl::Status(setup.status().code(),
+                        absl::StrCat(spent, ", leaving ", FormatBytes(planned.memory_bytes),
+                                     " for the strategy: ", setup.status().message()));
+  }
+  return setup;
 }
 
 }  // namespace sparseflash

@@ -55,6 +55,16 @@ struct RealRunResult {
 absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
                                       const RealRunOptions& options);
 
+// A real run's setup whose whole process stays within config.memory_bytes, as
+// a phone's app limit (or a memory cgroup) demands: plans once to measure what
+// the process holds besides the strategy's plan (code, catalogs, trace,
+// profile, strategy state: its resident set then) and adds
+// kRealRunOverheadBytes for I/O buffers, threads and records; then plans again
+// with the budget less that. `process_bytes` gets that amount (0 when the
+// budget is a share of the FFN, which is not a process budget). An error when
+// the rest is too small, saying how the budget was spent.
+absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& config, int64_t* process_bytes);
+
 // A memory field of /proc/self/status ("VmRSS", "VmHWM"), bytes; -1 if absent.
 int64_t ProcessStatusBytes(const std::string& field);
 // Peak resident set of this process (VmHWM), bytes.

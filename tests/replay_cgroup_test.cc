@@ -1,0 +1,145 @@
+// A real replay lives inside a hard memory limit equal to its --memory budget,
+// as a phone's app does: the sparseflash binary runs in a memory cgroup whose
+// limit is the budget and must finish without being OOM-killed, having read
+// from flash. A control run under a limit below what it needs is killed, so
+// the limit is really enforced here. Skipped where no cgroup can be made.
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "common/files.h"
+#include "engine/weight_file.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "tests/cli_runner.h"
+#include "tests/memory_cgroup.h"
+#include "traces/model_catalog.h"
+
+namespace sparseflash {
+namespace {
+
+using testing::MemoryCgroup;
+
+// 4 layers of d_model 1024 and 8192 INT4 neurons (a 55 MB FFN) with the tiny
+// model's statistics: big enough that the budget, not the code, dominates.
+std::string WriteMidModel(const std::string& dir) {
+  std::string text =
+      ReadWholeFile("traces/models/tinystories-relu-260k.textproto", "model file").value_or("");
+  for (auto [from, to] : {std::pair{"name: \"tinystories-relu-260k\"", "name: \"cgroup-check\""},
+                          {"d_model: 64", "d_model: 1024"},
+                          {"d_ffn: 192", "d_ffn: 8192"},
+                          {"head_dim: 16", "head_dim: 256"},
+                          {"quantization { kind: INT8 group_size: 64 }",
+                           "quantization { kind: INT4 group_size: 32 }"}}) {
+    const size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) text.replace(at, std::string(from).size(), to);
+  }
+  const std::string path = dir + "/cgroup-check.textproto";
+  std::ofstream(path) << text;
+  return path;
+}
+
+struct Outcome {
+  int code = -1;  // exit code, or 128 + the signal that ended it
+  std::string out;
+};
+
+// Runs `sparseflash args...` as a child that joins `group` before it execs.
+Outcome RunIn(const MemoryCgroup& group, const std::vector<std::string>& args,
+              const std::string& dir) {
+  const std::string out_path = dir + "/cgroup-run.out";
+  std::vector<std::string> argv_strings = testing::CliArgv(args);
+  std::vector<char*> argv;
+  for (std::string& a : argv_strings) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!group.Add(getpid()).ok()) _exit(120);
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (out < 0 || dup2(out, 1) < 0) _exit(121);
+    execvp(argv[0], argv.data());
+    _exit(127);
+  }
+  Outcome o;
+  o.code = testing::WaitCli(pid);
+  std::ifstream in(out_path);
+  std::stringstream s;
+  s << in.rdbuf();
+  o.out = s.str();
+  return o;
+}
+
+class ReplayInACgroup : public ::testing::TestWithParam<const char*> {
+ protected:
+  void SetUp() override {
+#ifdef SF_SANITIZED
+    GTEST_SKIP() << "a sanitizer's shadow memory is charged to the cgroup too";
+#endif
+    if (std::getenv("SF_TEST_EMULATOR") != nullptr) {
+      GTEST_SKIP() << "an emulator's own memory is charged to the cgroup too";
+    }
+    dir_ = ::testing::TempDir();
+    model_ = WriteMidModel(dir_);
+    weights_ = dir_ + "/cgroup-check.sfw";
+    absl::StatusOr<ModelSpec> model = LoadModel(model_);
+    ASSERT_TRUE(model.ok()) << model.status();
+    std::error_code ec;
+    if (!std::filesystem::exists(weights_, ec)) {  // once for the suite
+      ASSERT_TRUE(WriteWeightFile(*model, LayoutKind::kBundle, weights_, true, nullptr).ok());
+    }
+  }
+  std::vector<std::string> Replay(int64_t budget_mb) const {
+    return {"replay",
+            "--device",
+            "oneplus12",
+            "--model",
+            model_,
+            "--weights",
+            weights_,
+            "--strategy",
+            GetParam(),
+            "--memory",
+            absl::StrCat(budget_mb, "MB"),
+            "--tokens",
+            "16",
+            "--json"};
+  }
+  std::string dir_, model_, weights_;
+};
+
+TEST_P(ReplayInACgroup, FinishesUnderALimitEqualToItsBudget) {
+  constexpr int64_t kBudget = 64'000'000;
+  absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
+  if (!group.ok()) GTEST_SKIP() << group.status();
+  const Outcome o = RunIn(**group, Replay(kBudget / 1'000'000), dir_);
+  ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;
+  EXPECT_EQ((*group)->OomKills(), 0);
+  const int64_t peak = (*group)->PeakBytes();
+  if (peak >= 0) EXPECT_LE(peak, kBudget);
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_GT(j["process_bytes"].get<int64_t>(), 0);
+  EXPECT_LE(j["peak_rss_bytes"].get<int64_t>(), kBudget);
+  EXPECT_GT(j["engine_read_bytes"].get<int64_t>(), 0) << "the model was not offloaded";
+}
+
+// The control: the same run under a limit well below what it needs is killed,
+// so a pass above means the limit held, not that it was ignored.
+TEST_P(ReplayInACgroup, IsKilledUnderALimitBelowWhatItNeeds) {
+  absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(20'000'000);
+  if (!group.ok()) GTEST_SKIP() << group.status();
+  const Outcome o = RunIn(**group, Replay(64), dir_);
+  EXPECT_NE(o.code, 0);
+  EXPECT_GE((*group)->OomKills(), 1);
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, ReplayInACgroup, ::testing::Values("powerinfer2", "llmflash"));
+
+}  // namespace
+}  // namespace sparseflash
