@@ -9,21 +9,16 @@
 #include "nlohmann/json.hpp"
 #include "reports/report_data.h"
 #include "reports/report_sections.h"
+#include "reports/test_db_path.h"
 
 namespace sparseflash {
 namespace {
-
-std::string FreshDb(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  return path;
-}
 
 const LlamaBenchContext kContext{
     .device = "host", .model = "mistral-7b", .memory_bytes = 2'000'000'000};
 
 TEST(LlamaBenchImport, StoresEachTextGenerationTestOnceAsARealLlamacppRun) {
-  auto db = *ResultsDb::Open(FreshDb("llama_bench.db"));
+  auto db = *ResultsDb::Open(FreshDbPath("llama_bench.db"));
   absl::StatusOr<ImportCounts> first =
       ImportLlamaBench(*db, "reports/testdata/llama-bench.json", kContext);
   ASSERT_TRUE(first.ok()) << first.status();
@@ -66,7 +61,7 @@ TEST(LlamaBenchImport, DamagedFilesNameTheEntryAndFieldAndWriteNothing) {
     EXPECT_NE(runs.status().message().find(c.expect), std::string::npos) << runs.status();
     EXPECT_NE(runs.status().message().find("bench.json"), std::string::npos);
   }
-  auto db = *ResultsDb::Open(FreshDb("llama_bench_bad.db"));
+  auto db = *ResultsDb::Open(FreshDbPath("llama_bench_bad.db"));
   EXPECT_FALSE(ImportLlamaBench(*db, "no/such/file.json", kContext).ok());
   EXPECT_EQ(*db->CountRuns(), 0);
 }
@@ -74,7 +69,7 @@ TEST(LlamaBenchImport, DamagedFilesNameTheEntryAndFieldAndWriteNothing) {
 // An imported measurement appears in the report beside the simulated llamacpp
 // run of the same device, model and budget, with the error.
 TEST(LlamaBenchImport, TheReportPutsTheMeasurementBesideTheSimulation) {
-  const std::string path = FreshDb("llama_bench_report.db");
+  const std::string path = FreshDbPath("llama_bench_report.db");
   {
     auto db = *ResultsDb::Open(path);
     ASSERT_TRUE(ImportLlamaBench(*db, "reports/testdata/llama-bench.json", kContext).ok());

@@ -8,15 +8,10 @@
 
 #include "gtest/gtest.h"
 #include "reports/db_merge.h"
+#include "reports/test_db_path.h"
 
 namespace sparseflash {
 namespace {
-
-std::string FreshPath(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  return path;
-}
 
 RunRow Row(int64_t memory) {
   RunRow r;
@@ -31,7 +26,7 @@ RunRow Row(int64_t memory) {
 }
 
 TEST(ResultsDb, CreatesTheSchemaAndStoresEachConfigurationOnce) {
-  const std::string path = FreshPath("runs.db");
+  const std::string path = FreshDbPath("runs.db");
   {
     auto db = ResultsDb::Open(path);
     ASSERT_TRUE(db.ok()) << db.status();
@@ -70,7 +65,7 @@ TEST(ResultsDb, KeysAreStableAndDistinguishConfigurations) {
 }
 
 TEST(ResultsDb, ANewerSchemaIsRefused) {
-  const std::string path = FreshPath("newer.db");
+  const std::string path = FreshDbPath("newer.db");
   { ASSERT_TRUE(ResultsDb::Open(path).ok()); }
   {
     auto db = ResultsDb::Open(path);
@@ -88,7 +83,7 @@ TEST(ResultsDb, ANewerSchemaIsRefused) {
 
 // Two processes inserting into one file wait for each other; no row is lost.
 TEST(ResultsDb, ConcurrentWritersWaitForEachOther) {
-  const std::string path = FreshPath("shared.db");
+  const std::string path = FreshDbPath("shared.db");
   { ASSERT_TRUE(ResultsDb::Open(path).ok()); }
   std::vector<pid_t> children;
   for (int p = 0; p < 2; ++p) {
@@ -114,7 +109,7 @@ TEST(ResultsDb, ConcurrentWritersWaitForEachOther) {
 }
 
 TEST(ResultsDb, RunsReadBackAsWritten) {
-  const std::string path = FreshPath("roundtrip.db");
+  const std::string path = FreshDbPath("roundtrip.db");
   auto db = ResultsDb::Open(path);
   ASSERT_TRUE(db.ok());
   RunRow row = Row(3 << 20);
@@ -135,7 +130,7 @@ TEST(ResultsDb, RunsReadBackAsWritten) {
 // A database written by the first schema is migrated in place; its rows stay.
 // A validation result is stored once per entry: a later one replaces it.
 TEST(ResultsDb, ValidationResultsReplaceEarlierOnesOfTheSameEntry) {
-  const std::string path = FreshPath("validation.db");
+  const std::string path = FreshDbPath("validation.db");
   auto db = ResultsDb::Open(path);
   ASSERT_TRUE(db.ok()) << db.status();
   ValidationRow v{.entry = "a-x",
@@ -164,7 +159,7 @@ TEST(ResultsDb, ValidationResultsReplaceEarlierOnesOfTheSameEntry) {
 }
 
 TEST(ResultsDb, VersionOneDatabaseIsMigrated) {
-  const std::string path = FreshPath("v1.db");
+  const std::string path = FreshDbPath("v1.db");
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   const char* v1 = R"sql(
@@ -200,13 +195,13 @@ class Merge : public ::testing::Test {
  protected:
   // Writes `rows` into a fresh database named `name`; returns its path.
   std::string Shard(const std::string& name, const std::vector<RunRow>& rows) {
-    const std::string path = FreshPath(name);
+    const std::string path = FreshDbPath(name);
     auto db = ResultsDb::Open(path);
     EXPECT_TRUE(db.ok());
     for (const RunRow& r : rows) EXPECT_TRUE((*db)->Insert(r).ok());
     return path;
   }
-  std::unique_ptr<ResultsDb> Out() { return *ResultsDb::Open(FreshPath("merged.db")); }
+  std::unique_ptr<ResultsDb> Out() { return *ResultsDb::Open(FreshDbPath("merged.db")); }
 };
 
 TEST_F(Merge, CopiesNewRunsAndSkipsIdenticalOnes) {
@@ -243,7 +238,7 @@ TEST_F(Merge, ConflictingResultsAreRefusedAndNothingIsWritten) {
 }
 
 TEST_F(Merge, LinksFromMeasurementToPredictionFollowTheRows) {
-  const std::string path = FreshPath("replays.db");
+  const std::string path = FreshDbPath("replays.db");
   {
     auto db = ResultsDb::Open(path);
     ASSERT_TRUE((*db)->Insert(Row(7)).ok());
