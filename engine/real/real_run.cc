@@ -139,6 +139,7 @@ class RealizingCompute : public ComputeBackend {
     shape_.group = 32;
     shape_.bits = 4;
     shape_.gated = true;
+    has_cache_ = arena_bytes >= shape_.bundle_bytes();
     arena_bundles_ = std::max<int64_t>(1, arena_bytes / shape_.bundle_bytes());
     resident_bundles_ = std::max<int64_t>(1, resident_bytes / shape_.bundle_bytes());
     arena_ = AllocateTouched(arena_bundles_ * shape_.bundle_bytes());
@@ -173,7 +174,10 @@ class RealizingCompute : public ComputeBackend {
     }
     // Operations (prefill) as the kernel's bytes at 4 operations per byte.
     const int64_t bytes = task.ops > 0 ? static_cast<int64_t>(task.ops / 4) : task.bytes;
-    const bool ffn = task.kind == ComputeKind::kFfn;
+    // FFN weights live in the cache arena, or with the resident weights when the
+    // strategy has no cache (in_memory): never a bundle or two reused from the
+    // CPU's caches, which would pass the cache's speed off as DRAM's.
+    const bool ffn = task.kind == ComputeKind::kFfn && has_cache_;
     const int64_t n = std::max<int64_t>(1, bytes / shape_.bundle_bytes());
     uint8_t* base = ffn ? arena_.get() : resident_.get();
     const int64_t pool = ffn ? arena_bundles_ : resident_bundles_;
@@ -190,6 +194,7 @@ class RealizingCompute : public ComputeBackend {
   }
 
   FfnKernelShape shape_;
+  bool has_cache_ = false;
   int64_t arena_bundles_ = 0, resident_bundles_ = 0, next_ = 0;
   Buffer arena_, resident_;  // outlive the workers, whose destructor runs queued tasks
   std::unique_ptr<ComputeBackend> inner_;

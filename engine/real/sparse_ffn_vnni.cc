@@ -177,13 +177,64 @@ struct DownBatch {
   float h[4];
 };
 
-// The factor for 16 consecutive weight bytes starting at byte `at` of a
-// column, as a vector: one group's, or several when groups are narrower.
-SF_VNNI inline __m512 DownFactor(const float* factor, int64_t at, int group_bytes) {
-  if (group_bytes >= 16) return _mm512_set1_ps(factor[at / group_bytes]);
+// 16 weight bytes at `at` of each of N columns, times their factors `f`, added
+// to out (even and odd elements for int4). Columns alternate between two
+// accumulator chains so that the FMAs of one step do not wait on each other.
+template <int N>
+SF_VNNI inline void DownStep(int bits, const uint8_t* const* col, int64_t at, const __m512* f,
+                             float* out_even, float* out_odd) {
+  if (bits == 4) {
+    const __m512i nibble = _mm512_set1_epi32(0x0f);
+    __m512 even[2] = {_mm512_loadu_ps(out_even + at), _mm512_setzero_ps()};
+    __m512 odd[2] = {_mm512_loadu_ps(out_odd + at), _mm512_setzero_ps()};
+    for (int j = 0; j < N; ++j) {
+      const __m512i b =
+          _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(col[j] + at)));
+      even[j % 2] =
+          _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_and_si512(b, nibble)), f[j], even[j % 2]);
+      odd[j % 2] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(b, 4)), f[j], odd[j % 2]);
+    }
+    _mm512_storeu_ps(out_even + at, _mm512_add_ps(even[0], even[1]));
+    _mm512_storeu_ps(out_odd + at, _mm512_add_ps(odd[0], odd[1]));
+  } else {
+    __m512 o[2] = {_mm512_loadu_ps(out_even + at), _mm512_setzero_ps()};
+    for (int j = 0; j < N; ++j) {
+      const __m512i b =
+          _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(col[j] + at)));
+      o[j % 2] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(b), f[j], o[j % 2]);
+    }
+    _mm512_storeu_ps(out_even + at, _mm512_add_ps(o[0], o[1]));
+  }
+}
+
+// All of N columns' weights, each times its per-group factors `f[j]`, added to
+// out. A group of 16 bytes or more shares one factor per column across its
+// steps; narrower groups (8 bytes: int4 g16) take two factors per step.
+template <int N>
+SF_VNNI void DownColumns(const FfnKernelShape& s, const uint8_t* const* col, float* const* f,
+                         float* out_even, float* out_odd) {
+  const int group_bytes = GroupBytes(s);
+  const int groups = s.d_model / s.group;
+  __m512 fv[N];
+  if (group_bytes >= 16) {
+    for (int g = 0; g < groups; ++g) {
+      for (int j = 0; j < N; ++j) fv[j] = _mm512_set1_ps(f[j][g]);
+      const int64_t end = int64_t{g + 1} * group_bytes;
+      for (int64_t at = int64_t{g} * group_bytes; at < end; at += 16) {
+        DownStep<N>(s.bits, col, at, fv, out_even, out_odd);
+      }
+    }
+    return;
+  }
   alignas(64) int32_t idx[16];
   for (int l = 0; l < 16; ++l) idx[l] = l / group_bytes;
-  return _mm512_permutexvar_ps(_mm512_load_si512(idx), _mm512_loadu_ps(factor + at / group_bytes));
+  const __m512i index = _mm512_load_si512(idx);
+  for (int64_t at = 0; at < WeightBytes(s); at += 16) {
+    for (int j = 0; j < N; ++j) {
+      fv[j] = _mm512_permutexvar_ps(index, _mm512_loadu_ps(f[j] + at / group_bytes));
+    }
+    DownStep<N>(s.bits, col, at, fv, out_even, out_odd);
+  }
 }
 
 // out (split into even and odd elements for int4) += sum_j h_j * column_j;
@@ -191,7 +242,6 @@ SF_VNNI inline __m512 DownFactor(const float* factor, int64_t at, int group_byte
 SF_VNNI void AccumulateDown(const FfnKernelShape& s, const DownBatch& batch, float* factors,
                             float* out_even, float* out_odd, float* owed) {
   const int groups = s.d_model / s.group;
-  const int group_bytes = GroupBytes(s);
   float* f[4];
   for (int j = 0; j < batch.n; ++j) {
     f[j] = factors + j * (groups + 16);
@@ -200,29 +250,17 @@ SF_VNNI void AccumulateDown(const FfnKernelShape& s, const DownBatch& batch, flo
       for (int g = 0; g < groups; ++g) owed[g] += f[j][g];
     }
   }
-  const int64_t bytes = WeightBytes(s);
-  const __m512i nibble = _mm512_set1_epi32(0x0f);
-  for (int64_t at = 0; at < bytes; at += 16) {
-    if (s.bits == 4) {
-      __m512 even = _mm512_loadu_ps(out_even + at), odd = _mm512_loadu_ps(out_odd + at);
-      for (int j = 0; j < batch.n; ++j) {
-        const __m512i b = _mm512_cvtepu8_epi32(
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(batch.col[j] + at)));
-        const __m512 fv = DownFactor(f[j], at, group_bytes);
-        even = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_and_si512(b, nibble)), fv, even);
-        odd = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(b, 4)), fv, odd);
-      }
-      _mm512_storeu_ps(out_even + at, even);
-      _mm512_storeu_ps(out_odd + at, odd);
-    } else {
-      __m512 o = _mm512_loadu_ps(out_even + at);
-      for (int j = 0; j < batch.n; ++j) {
-        const __m512i b = _mm512_cvtepi8_epi32(
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(batch.col[j] + at)));
-        o = _mm512_fmadd_ps(_mm512_cvtepi32_ps(b), DownFactor(f[j], at, group_bytes), o);
-      }
-      _mm512_storeu_ps(out_even + at, o);
-    }
+  switch (batch.n) {
+    case 4:
+      return DownColumns<4>(s, batch.col, f, out_even, out_odd);
+    case 3:
+      return DownColumns<3>(s, batch.col, f, out_even, out_odd);
+    case 2:
+      return DownColumns<2>(s, batch.col, f, out_even, out_odd);
+    case 1:
+      return DownColumns<1>(s, batch.col, f, out_even, out_odd);
+    default:
+      return;
   }
 }
 
