@@ -33,23 +33,28 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   out.flash.multi_issuer_penalty = f.multi_issuer_penalty();
   out.flash.submit_overhead_ns = f.submit_overhead_us() * 1e3;
   out.flash.resubmit_gap_ns = f.resubmit_gap_us() * 1e3;
+  out.flash.read_ahead_kb = f.read_ahead_kb() == 0 ? kDefaultReadAheadKb : f.read_ahead_kb();
   out.flash.source = f.source();
   out.flash.active_w = f.active_w();
   out.base_w = d.base_w();
   for (const proto::FlashPoint& p : f.points()) {
-    out.flash.points.push_back({p.request_bytes(), p.queue_depth(), p.sequential(),
-                                p.range_bytes(), p.core_class(), p.throughput_mb_s() * kMega,
-                                p.source()});
+    out.flash.points.push_back({p.request_bytes(), p.queue_depth(), p.sequential(), p.range_bytes(),
+                                p.core_class(), p.throughput_mb_s() * kMega, p.source()});
   }
   for (const proto::CoreClass& c : d.cores()) {
-    out.cores.push_back(
-        {c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga, c.source(),
-         c.dense_gops() * kGiga, c.task_dispatch_us() * 1e3, c.active_w()});
+    out.cores.push_back({c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga,
+                         c.source(), c.dense_gops() * kGiga, c.task_dispatch_us() * 1e3,
+                         c.active_w()});
   }
   const proto::Dram& m = d.dram();
-  out.dram = {m.capacity_bytes(), m.app_available_bytes(), m.cpu_gb_s() * kGiga,
-              m.npu_gb_s() * kGiga, m.combined_gb_s() * kGiga, m.rewrite_gb_s() * kGiga,
-              m.source(), m.page_cache().empty() ? "lru" : m.page_cache(),
+  out.dram = {m.capacity_bytes(),
+              m.app_available_bytes(),
+              m.cpu_gb_s() * kGiga,
+              m.npu_gb_s() * kGiga,
+              m.combined_gb_s() * kGiga,
+              m.rewrite_gb_s() * kGiga,
+              m.source(),
+              m.page_cache().empty() ? "lru" : m.page_cache(),
               m.energy_pj_per_byte() * 1e-12};
   out.npu = {d.npu().present(), d.npu().dense_tops() * 1e12, d.npu().launch_overhead_us() * 1e3,
              d.npu().source(), d.npu().active_w()};
@@ -70,6 +75,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
   f->set_multi_issuer_penalty(d.flash.multi_issuer_penalty);
   f->set_submit_overhead_us(d.flash.submit_overhead_ns / 1e3);
   f->set_resubmit_gap_us(d.flash.resubmit_gap_ns / 1e3);
+  f->set_read_ahead_kb(d.flash.read_ahead_kb);
   f->set_source(d.flash.source);
   f->set_active_w(d.flash.active_w);
   out.set_base_w(d.base_w);
@@ -129,8 +135,8 @@ const NamedCatalog<DeviceProfile>& BuiltinDevices() {
   static const auto* catalog = [] {
     auto* c = new NamedCatalog<DeviceProfile>("device");
     for (int i = 0; i < kDeviceFiles_count; ++i) {
-      absl::StatusOr<DeviceProfile> d = ParseDeviceProfile(kDeviceFiles[i].contents,
-                                                           kDeviceFiles[i].name);
+      absl::StatusOr<DeviceProfile> d =
+          ParseDeviceProfile(kDeviceFiles[i].contents, kDeviceFiles[i].name);
       if (!d.ok()) {
         std::fprintf(stderr, "built-in device catalog is broken: %s\n",
                      std::string(d.status().message()).c_str());

@@ -28,7 +28,8 @@ TEST(DeviceCatalog, TextRoundTrip) {
   absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(back->flash.points.size(), d.flash.points.size());
-  EXPECT_NEAR(back->flash.points[3].throughput_bytes_per_s, d.flash.points[3].throughput_bytes_per_s, 1);
+  EXPECT_NEAR(back->flash.points[3].throughput_bytes_per_s,
+              d.flash.points[3].throughput_bytes_per_s, 1);
 }
 
 TEST(DeviceCatalog, BadProfileNamesField) {
@@ -37,6 +38,22 @@ TEST(DeviceCatalog, BadProfileNamesField) {
   ASSERT_FALSE(d.ok());
   EXPECT_NE(d.status().message().find("bad.textproto"), std::string::npos);
   EXPECT_NE(d.status().message().find("flash.points[0].throughput_mb_s"), std::string::npos);
+}
+
+TEST(DeviceCatalog, ReadAheadDefaultsToLinuxAndRoundTrips) {
+  DeviceProfile d = *BuiltinDevices().Find("m1max");
+  EXPECT_EQ(d.flash.read_ahead_kb, kDefaultReadAheadKb) << "not stated: Linux's 128 KiB";
+  d.flash.read_ahead_kb = 8192;
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->flash.read_ahead_kb, 8192);
+  for (int bad : {-4, 6, 2 << 20}) {
+    d.flash.read_ahead_kb = bad;
+    absl::StatusOr<DeviceProfile> r = ParseDeviceProfile(DeviceProfileToText(d), "ra.textproto");
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("flash.read_ahead_kb"), std::string::npos);
+    EXPECT_NE(r.status().message().find("ra.textproto"), std::string::npos);
+  }
 }
 
 TEST(DeviceCatalog, UnknownDeviceListsKnown) {

@@ -59,6 +59,9 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
       !In(flash.resubmit_gap_ns, 0, kMaxOverheadNs)) {
     return Bad(origin, "flash.submit_overhead_us", "overheads must be in [0, 1 s]");
   }
+  if (flash.read_ahead_kb < 4 || flash.read_ahead_kb > (1 << 20) || flash.read_ahead_kb % 4 != 0) {
+    return Bad(origin, "flash.read_ahead_kb", "must be a multiple of 4 in [4, 1048576] KiB");
+  }
   if (cores.empty()) return Bad(origin, "cores", "needs at least one core class");
   if (cores.size() > 64) return Bad(origin, "cores", "at most 64 core classes");
   for (size_t i = 0; i < cores.size(); ++i) {
@@ -67,8 +70,10 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     if (c.name.empty() || c.count <= 0 || c.count > 1024) {
       return Bad(origin, field, "needs a name and a count in [1, 1024]");
     }
-    if (!In(c.gemv_bytes_per_s, 1, kMaxRate)) return Bad(origin, field + ".gemv_gb_s", "must be > 0");
-    if (!In(c.dense_ops_per_s, 1, kMaxRate)) return Bad(origin, field + ".dense_gops", "must be > 0");
+    if (!In(c.gemv_bytes_per_s, 1, kMaxRate))
+      return Bad(origin, field + ".gemv_gb_s", "must be > 0");
+    if (!In(c.dense_ops_per_s, 1, kMaxRate))
+      return Bad(origin, field + ".dense_gops", "must be > 0");
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {
       return Bad(origin, field + ".io_issue_factor", "must be in [0.001, 1000]");
     }

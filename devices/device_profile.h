@@ -11,9 +11,12 @@
 
 namespace sparseflash {
 
+// Linux's default read-ahead window (VM_READAHEAD_PAGES), KiB.
+inline constexpr int kDefaultReadAheadKb = 128;
+
 struct FlashPoint {
   int64_t request_bytes = 0;
-  int queue_depth = 0;      // 0 = not stated
+  int queue_depth = 0;  // 0 = not stated
   bool sequential = false;
   int64_t range_bytes = 0;  // 0 = large (GB-scale)
   std::string core_class;   // "" = not stated
@@ -27,9 +30,10 @@ struct FlashSpec {
   int command_queue_depth = 32;
   int command_queues = 1;
   double multi_issuer_penalty = 0;
-  double active_w = 0;  // storage power while reads are in flight (W)
+  double active_w = 0;            // storage power while reads are in flight (W)
   double submit_overhead_ns = 0;  // per batch of reads, beyond the throughput points
   double resubmit_gap_ns = 0;     // per read after the first k of a batch limited to k in flight
+  int read_ahead_kb = kDefaultReadAheadKb;  // the kernel's read-ahead window (device.proto)
   std::string source;
 };
 
@@ -40,7 +44,7 @@ struct CoreClassSpec {
   double io_issue_factor = 1;
   double gemv_bytes_per_s = 0;
   std::string source;
-  double dense_ops_per_s = 0;  // dense (prefill) operations per second, one core
+  double dense_ops_per_s = 0;   // dense (prefill) operations per second, one core
   double task_dispatch_ns = 0;  // hand-off to a worker and back, per compute task
   double active_w = 0;          // power of one busy core (W); 0 = not stated
 };

@@ -90,8 +90,8 @@ absl::Status CheckRanges(const RunSetupConfig& c) {
     return bad(absl::StrCat("tokens ", c.tokens, " is not in [1, ", kMaxRunTokens, "]"));
   }
   if (c.prompt_tokens < 0 || uint64_t(c.prompt_tokens) > kMaxRunTokens) {
-    return bad(absl::StrCat("prompt tokens ", c.prompt_tokens, " is not in [0, ", kMaxRunTokens,
-                            "]"));
+    return bad(
+        absl::StrCat("prompt tokens ", c.prompt_tokens, " is not in [0, ", kMaxRunTokens, "]"));
   }
   if (c.threads < 0 || c.threads > kMaxThreads) {
     return bad(absl::StrCat("threads ", c.threads, " is not in [0, ", kMaxThreads,
@@ -145,6 +145,7 @@ absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
   ctx.npu_present = c.npu_present;
   ctx.npu_cpu_rate_ratio = c.npu_cpu_rate_ratio;
   ctx.page_cache = c.page_cache;
+  ctx.read_ahead_kb = c.read_ahead_kb;
   ctx.profile = setup.profile.get();
   ctx.oracle = setup.oracle.get();
   ctx.seed = c.seed;

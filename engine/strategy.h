@@ -42,6 +42,7 @@ struct StrategyContext {
   // many neurons the NPU computes densely in the time the CPU computes one.
   double npu_cpu_rate_ratio = 1;
   std::string page_cache = "lru";              // the device's page cache ("lru" or "mglru")
+  int read_ahead_kb = 128;                     // the device's kernel read-ahead window, KiB
   const ActivationProfile* profile = nullptr;  // offline activation profile
   const AccessOracle* oracle = nullptr;        // future accesses (Belady only)
   uint64_t seed = 1;
@@ -107,6 +108,7 @@ struct StrategySettings {
   int cpu_cores = 8;
   bool npu_present = true;
   std::string page_cache = "lru";
+  int read_ahead_kb = 128;
 };
 absl::StatusOr<std::map<std::string, std::string>> ResolveStrategyOptions(
     const std::string& name, const StrategySettings& settings, const ModelSpec& model);

@@ -61,6 +61,18 @@ double FlashCurve::SizeCurve(const std::vector<FlashPoint>& pts, int64_t bytes) 
 }
 
 double FlashCurve::Throughput(const FlashRequestShape& shape) const {
+  const double tp = MeasuredThroughput(shape);
+  if (!shape.sequential) return tp;
+  // Sequential reads are never slower than random reads of the same size and
+  // depth: below the smallest sequential point the random points bound them.
+  FlashRequestShape random = shape;
+  random.sequential = false;
+  const bool any_random = std::any_of(points_.begin(), points_.end(),
+                                      [](const FlashPoint& p) { return !p.sequential; });
+  return any_random ? std::max(tp, MeasuredThroughput(random)) : tp;
+}
+
+double FlashCurve::MeasuredThroughput(const FlashRequestShape& shape) const {
   std::vector<FlashPoint> pts = Select(shape);
   // Queue depth: interpolate between the measured depths that bracket the request.
   std::vector<int> depths;

@@ -1,7 +1,8 @@
 // Flash read throughput from a device profile's measured points, never from one
 // constant: linear in request size between measured sizes (same IOPS below the
 // smallest), linear in queue depth between measured depths, the points of the
-// nearest measured address range, and the issuing core class's factor. Immutable;
+// nearest measured address range, and the issuing core class's factor; a
+// sequential read at least as fast as a random one of its size. Immutable;
 // thread-safe.
 #pragma once
 
@@ -28,6 +29,8 @@ class FlashCurve {
   double Throughput(const FlashRequestShape& shape) const;
 
  private:
+  // From the points of the shape's kind (sequential or random) alone.
+  double MeasuredThroughput(const FlashRequestShape& shape) const;
   double SizeCurve(const std::vector<FlashPoint>& points, int64_t bytes) const;
   std::vector<FlashPoint> Select(const FlashRequestShape& shape) const;
 

@@ -36,5 +36,23 @@ TEST(FlashCurve, OnePlus12RangeAndCoreClass) {
   EXPECT_NEAR(curve.Throughput({524288, 1, true, 0, "big"}) / 1e6, 4000, 0.1);
 }
 
+// A sequential read below the smallest sequential point is not priced as a
+// latency-bound one: it is at least as fast as a random read of its size.
+TEST(FlashCurve, SequentialIsNeverSlowerThanRandom) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  FlashCurve curve(d);
+  for (int64_t size : {int64_t{16384}, int64_t{131072}, int64_t{262144}, int64_t{1} << 20}) {
+    for (int depth : {1, 4, 32}) {
+      EXPECT_GE(curve.Throughput({size, depth, true, 0, "big"}),
+                curve.Throughput({size, depth, false, 0, "big"}))
+          << size << " B at depth " << depth;
+    }
+  }
+  // Where the sequential points say more, they count: 512 KiB at 4 GB/s.
+  EXPECT_NEAR(curve.Throughput({524288, 1, true, 0, "big"}) / 1e6, 4000, 0.1);
+  // Without the bound, 16 KiB sequential would be 1/32 of the 512 KiB point.
+  EXPECT_GT(curve.Throughput({16384, 1, true, 0, "big"}), 4000e6 / 32);
+}
+
 }  // namespace
 }  // namespace sparseflash

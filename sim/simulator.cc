@@ -41,6 +41,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .npu_present = c.device.npu.present,
           .npu_cpu_rate_ratio = c.device.NpuCpuRateRatio(),
           .page_cache = c.device.dram.page_cache,
+          .read_ahead_kb = c.device.flash.read_ahead_kb,
           .profile = c.profile};
 }
 

@@ -147,6 +147,43 @@ TEST(Simulate, RefaultProtectedPageCacheKeepsPartOfACyclicallyReadFile) {
   EXPECT_EQ(r->options.at("page_cache"), "mglru") << "the phone profile's kernel";
 }
 
+// llama.cpp's faulting threads wait for the first read-around window of their
+// part of a matrix; the kernel's read-ahead streams the rest while they compute.
+// So reads and compute overlap: with both taking about as long alone, a token
+// takes well under their sum. And the window is the device's read-ahead
+// (doubled by llama.cpp's POSIX_FADV_SEQUENTIAL): larger windows, larger reads.
+TEST(Simulate, LlamaCppReadsAheadWhileItComputes) {
+  auto latency = [](double flash_scale, double cpu_scale, int read_ahead_kb) {
+    SimulationConfig c = Config("llamacpp", "bamboo-7b", "oneplus12");
+    c.ffn_resident = 0.3;
+    c.options = {"page_cache=lru"};
+    c.device.flash.read_ahead_kb = read_ahead_kb;
+    for (FlashPoint& p : c.device.flash.points) p.throughput_bytes_per_s *= flash_scale;
+    for (CoreClassSpec& k : c.device.cores) k.gemv_bytes_per_s *= cpu_scale;
+    c.device.dram.cpu_bytes_per_s *= std::max(1.0, cpu_scale);
+    c.device.dram.combined_bytes_per_s *= std::max(1.0, cpu_scale);
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return 0.0;
+    EXPECT_EQ(r->options.at("read_ahead_kb"), absl::StrCat(read_ahead_kb));
+    EXPECT_GT(Summarize(r->record).flash_bytes_per_token,
+              0.9 * ComputeModelBytes(c.model).ffn_bytes);
+    return Summarize(r->record).latency_ms_mean;
+  };
+  const double io_alone = latency(1, 1000, 128);
+  const double compute_alone = latency(1000, 1, 128);
+  ASSERT_GT(io_alone, 0);
+  ASSERT_GT(compute_alone, 0);
+  // Slow the CPU until compute alone takes as long as the reads alone.
+  const double cpu_scale = compute_alone / io_alone;
+  const double balanced_compute = latency(1000, cpu_scale, 128);
+  EXPECT_NEAR(balanced_compute, io_alone, 0.15 * io_alone);
+  const double both = latency(1, cpu_scale, 128);
+  EXPECT_GE(both, 0.95 * std::max(io_alone, balanced_compute));
+  EXPECT_LT(both, 0.75 * (io_alone + balanced_compute)) << "reads overlap compute";
+  EXPECT_LT(latency(1, 1000, 2048), io_alone) << "4 MiB windows read faster than 256 KiB";
+}
+
 // Events further apart than the progress interval (a very slow device) must not
 // stall the run.
 TEST(Simulate, SlowFlashStillFinishes) {

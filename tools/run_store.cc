@@ -4,9 +4,9 @@
 #include <fstream>
 #include <mutex>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/hash.h"
-#include "absl/strings/str_cat.h"
 #include "devices/device_catalog.h"
 #include "engine/run_setup.h"
 #include "engine/strategy.h"
@@ -62,7 +62,8 @@ RunConfig MakeRunConfig(const SimulationConfig& c) {
                          .threads = c.threads,
                          .cpu_cores = c.device.total_cores(),
                          .npu_present = c.device.npu.present,
-                         .page_cache = c.device.dram.page_cache};
+                         .page_cache = c.device.dram.page_cache,
+                         .read_ahead_kb = c.device.flash.read_ahead_kb};
   StrategySettings defaults = given;
   defaults.options.clear();
   defaults.policy.clear();

@@ -364,6 +364,23 @@ int64_t MemInfo(const std::string& key) {
 
 }  // namespace
 
+// The kernel's read-ahead window of the block device holding `path`, KiB: the
+// device's queue/read_ahead_kb (a partition's is its disk's), else its
+// backing device's; 0 where neither is readable (a virtual file system).
+int BlockDeviceReadAheadKb(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) return 0;
+  const std::string dev = absl::StrFormat("%u:%u", major(st.st_dev), minor(st.st_dev));
+  for (const std::string& file : {absl::StrCat("/sys/dev/block/", dev, "/queue/read_ahead_kb"),
+                                  absl::StrCat("/sys/dev/block/", dev, "/../queue/read_ahead_kb"),
+                                  absl::StrCat("/sys/class/bdi/", dev, "/read_ahead_kb")}) {
+    std::ifstream in(file);
+    int kb = 0;
+    if (in >> kb && kb >= 4 && kb <= (1 << 20)) return kb - kb % 4;
+  }
+  return 0;
+}
+
 absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
@@ -457,6 +474,13 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                             .throughput_bytes_per_s = *seq,
                             .source = absl::StrCat("measured ", date)});
   say(absl::StrFormat("sequential 1 MiB: %.1f MB/s", *seq / 1e6));
+  if (const int ra = BlockDeviceReadAheadKb(path); ra > 0) {
+    d.flash.read_ahead_kb = ra;
+    say(absl::StrFormat("kernel read-ahead %d KiB", ra));
+  } else {
+    say(absl::StrFormat("kernel read-ahead not readable for %s: the Linux default %d KiB",
+                        o.scratch_dir, kDefaultReadAheadKb));
+  }
   if (!notice.empty()) say(notice);
   FitMonotoneInDepth(d.flash.points);
 

@@ -21,6 +21,11 @@ struct CalibrateOptions {
 
 absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& options);
 
+// The kernel's read-ahead window, KiB, of the block device holding `path`
+// (its queue/read_ahead_kb; a partition's disk's; else its backing device's);
+// 0 where none is readable. What calibration writes as flash.read_ahead_kb.
+int BlockDeviceReadAheadKb(const std::string& path);
+
 // A device's throughput does not fall when more reads are in flight, so for each
 // request size a measured dip in queue depth is noise: replaces the points of
 // each size by their least-squares non-decreasing fit over depth (pool adjacent

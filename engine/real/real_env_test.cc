@@ -3,8 +3,12 @@
 // every batch.
 #include "engine/real/real_env.h"
 
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include <fstream>
 
+#include "absl/strings/str_format.h"
 #include "engine/real/calibrate.h"
 #include "gtest/gtest.h"
 
@@ -94,11 +98,12 @@ namespace {
 
 TEST(Calibrate, FlashPointsAreMadeMonotoneInDepth) {
   auto point = [](int64_t size, int depth, double mb_s) {
-    return FlashPoint{.request_bytes = size, .queue_depth = depth, .throughput_bytes_per_s = mb_s * 1e6};
+    return FlashPoint{
+        .request_bytes = size, .queue_depth = depth, .throughput_bytes_per_s = mb_s * 1e6};
   };
   std::vector<FlashPoint> points = {point(131072, 1, 689), point(131072, 2, 1100),
-                                    point(131072, 4, 861),  point(131072, 8, 1158),
-                                    point(4096, 1, 90),     point(4096, 2, 154)};
+                                    point(131072, 4, 861), point(131072, 8, 1158),
+                                    point(4096, 1, 90),    point(4096, 2, 154)};
   FitMonotoneInDepth(points);
   EXPECT_DOUBLE_EQ(points[0].throughput_bytes_per_s, 689e6);
   EXPECT_DOUBLE_EQ(points[1].throughput_bytes_per_s, 980.5e6);  // the dip pooled with its peak
@@ -107,6 +112,24 @@ TEST(Calibrate, FlashPointsAreMadeMonotoneInDepth) {
   EXPECT_NE(points[1].source.find("1100.0 MB/s measured"), std::string::npos);
   EXPECT_DOUBLE_EQ(points[5].throughput_bytes_per_s, 154e6);  // already monotone: unchanged
   EXPECT_TRUE(points[5].source.empty());
+}
+
+// The read-ahead calibration records is the one the kernel reports for the
+// device holding the file, where it reports one.
+TEST(Calibrate, ReadAheadIsTheBlockDevicesOwn) {
+  const std::string path = testing::TempDir();
+  struct stat st;
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  std::ifstream sys(absl::StrFormat("/sys/dev/block/%u:%u/queue/read_ahead_kb", major(st.st_dev),
+                                    minor(st.st_dev)));
+  const int kb = BlockDeviceReadAheadKb(path);
+  int expected = 0;
+  if (sys >> expected && expected >= 4) {
+    EXPECT_EQ(kb, expected - expected % 4);
+  } else {
+    EXPECT_TRUE(kb == 0 || (kb >= 4 && kb % 4 == 0)) << kb;
+  }
+  EXPECT_EQ(BlockDeviceReadAheadKb("/nonexistent/file"), 0);
 }
 
 }  // namespace

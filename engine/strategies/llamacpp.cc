@@ -1,12 +1,17 @@
 // llamacpp: llama.cpp as the PowerInfer-2 baseline (reference/techniques.md
 // section 3): dense compute, weights mmap'ed, so they live in the kernel's page
-// cache. The cache is modelled as read-around windows (128 KiB, Linux default)
-// of the weight file with the budget left after the anonymous memory (KV cache,
-// buffers), replaced as the device's kernel does (`page_cache`: strict LRU, which
-// re-reads the whole file every token once it does not fit, or the refault
-// protection of the multi-generational LRU, which keeps part of it). Each compute thread faults on
-// its part of each matrix and blocks on a synchronous read-around read per missing window; the
-// faulting threads are the device's queue depth.
+// cache. The cache is modelled as read-ahead windows of the weight file with the
+// budget left after the anonymous memory (KV cache, buffers), replaced as the
+// device's kernel does (`page_cache`: strict LRU, which re-reads the whole file
+// every token once it does not fit, or the refault protection of the
+// multi-generational LRU, which keeps part of it). The window is the device's
+// read-ahead (`read_ahead_kb`, /sys/block/DEV/queue/read_ahead_kb), doubled
+// because llama.cpp advises the file POSIX_FADV_SEQUENTIAL. Each compute thread
+// faults on its part of each matrix: its first missing window is a blocking
+// read-around, after which the kernel's asynchronous read-ahead streams the
+// part's next windows while the thread computes (a thread reaching a window's
+// marker page starts the next read), so a thread waits only for the reads its
+// compute has caught up with. The faulting threads are the device's queue depth.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -97,21 +102,43 @@ class LlamaCpp : public Strategy {
       for (int64_t i = begin; i < end; ++i) {
         misses += cache_->Access(static_cast<CacheKey>(windows[i]), window_) ? 0 : 1;
       }
-      NodeId read = after;
-      if (misses > 0) {
-        FlashRead r{.request_bytes = window_,
-                    .count = static_cast<int32_t>(misses),
-                    .max_in_flight = 1,
-                    .range_bytes = FileBytes()};
-        read = plan->Read(r, {after});
-      }
-      ComputeTask compute{
-          .kind = kind, .unit = ComputeUnit::kCpu, .bytes = n == 0 ? 0 : bytes * (end - begin) / n};
-      ends.push_back(plan->Compute(compute, {read}));
+      const int64_t part = n == 0 ? 0 : bytes * (end - begin) / n;
+      ends.push_back(PlanThreadPart(kind, misses, end - begin, part, after, plan));
     }
     NodeId done = plan->Join(ends);
     plan->Depend(done, after);
     return done;
+  }
+
+  // One thread's part of a scan: `windows` windows of which `misses` are read,
+  // `bytes` of compute. The first read blocks the thread; the rest stream ahead
+  // of it (one in flight per thread), overlapped with the compute of all but
+  // the last window, which waits for the last read.
+  NodeId PlanThreadPart(ComputeKind kind, int64_t misses, int64_t windows, int64_t bytes,
+                        NodeId after, WorkPlan* plan) {
+    const ComputeTask compute{.kind = kind, .unit = ComputeUnit::kCpu};
+    if (misses == 0) {
+      ComputeTask all = compute;
+      all.bytes = bytes;
+      return plan->Compute(all, {after});
+    }
+    FlashRead read{.request_bytes = window_,
+                   .count = 1,
+                   .max_in_flight = 1,
+                   .sequential = true,
+                   .range_bytes = FileBytes()};
+    const NodeId first = plan->Read(read, {after});
+    NodeId streamed = first;
+    if (misses > 1) {
+      read.count = static_cast<int32_t>(misses - 1);
+      streamed = plan->Read(read, {first});
+    }
+    const int64_t last_bytes = bytes / std::max<int64_t>(1, windows);
+    ComputeTask body = compute, last = compute;
+    body.bytes = bytes - last_bytes;
+    last.bytes = last_bytes;
+    const NodeId computed = plan->Compute(body, {first});
+    return plan->Compute(last, {computed, streamed});
   }
 
   StrategyContext ctx_;
@@ -130,8 +157,11 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
                                                        const StrategyContext& ctx) {
   const ModelBytes& b = ctx.bytes;
   const int threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores));
-  const int64_t window =
-      int64_t{opt.Int("read_ahead_kb", 128, 4, 1 << 20)} * 1024;  // Linux default [ext]
+  // The device's read-ahead, doubled by llama.cpp's POSIX_FADV_SEQUENTIAL
+  // (Linux sets the file's window to twice the device's) unless turned off.
+  const int read_ahead_kb = opt.Int("read_ahead_kb", ctx.read_ahead_kb, 4, 1 << 20);
+  const bool fadvise_sequential = opt.Bool("fadvise_sequential", true);
+  const int64_t window = int64_t{read_ahead_kb} * 1024 * (fadvise_sequential ? 2 : 1);
   // The kernel's page cache: strict LRU, or refault-protected ("mglru", the
   // multi-generational LRU of Android's kernels); the device's by default.
   const std::string page_cache = opt.String("page_cache", ctx.page_cache);
