@@ -65,6 +65,10 @@ struct ComputeTask {
   std::shared_ptr<const std::function<void()>> work;
   int32_t layer = -1;  // for timelines: the layer it serves; -1 = none
   int8_t cached = -1;  // for timelines: FFN neurons found in memory (1) or read (0); -1 = n/a
+  // Where the task's weights start in the model file, for strategies that scan
+  // it in file order (llamacpp, whose real run can compute over the mapped
+  // file); -1 = anywhere.
+  int64_t file_offset = -1;
 };
 
 class CompletionSink {

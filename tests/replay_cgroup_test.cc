@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
+#include "engine/model_bytes.h"
 #include "engine/weight_file.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -79,7 +80,7 @@ Outcome RunIn(const MemoryCgroup& group, const std::vector<std::string>& args,
   return o;
 }
 
-class ReplayInACgroup : public ::testing::TestWithParam<const char*> {
+class CgroupReplay : public ::testing::Test {
  protected:
   void SetUp() override {
 #ifdef SF_SANITIZED
@@ -98,7 +99,7 @@ class ReplayInACgroup : public ::testing::TestWithParam<const char*> {
       ASSERT_TRUE(WriteWeightFile(*model, LayoutKind::kBundle, weights_, true, nullptr).ok());
     }
   }
-  std::vector<std::string> Replay(int64_t budget_mb) const {
+  std::vector<std::string> Replay(const std::string& strategy, int64_t budget_mb) const {
     return {"replay",
             "--device",
             "oneplus12",
@@ -107,7 +108,7 @@ class ReplayInACgroup : public ::testing::TestWithParam<const char*> {
             "--weights",
             weights_,
             "--strategy",
-            GetParam(),
+            strategy,
             "--memory",
             absl::StrCat(budget_mb, "MB"),
             "--tokens",
@@ -117,11 +118,13 @@ class ReplayInACgroup : public ::testing::TestWithParam<const char*> {
   std::string dir_, model_, weights_;
 };
 
+class ReplayInACgroup : public CgroupReplay, public ::testing::WithParamInterface<const char*> {};
+
 TEST_P(ReplayInACgroup, FinishesUnderALimitEqualToItsBudget) {
   constexpr int64_t kBudget = 64'000'000;
   absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
   if (!group.ok()) GTEST_SKIP() << group.status();
-  const Outcome o = RunIn(**group, Replay(kBudget / 1'000'000), dir_);
+  const Outcome o = RunIn(**group, Replay(GetParam(), kBudget / 1'000'000), dir_);
   if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
   ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;
   EXPECT_EQ((*group)->OomKills(), 0);
@@ -138,13 +141,47 @@ TEST_P(ReplayInACgroup, FinishesUnderALimitEqualToItsBudget) {
 TEST_P(ReplayInACgroup, IsKilledUnderALimitBelowWhatItNeeds) {
   absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(20'000'000);
   if (!group.ok()) GTEST_SKIP() << group.status();
-  const Outcome o = RunIn(**group, Replay(64), dir_);
+  const Outcome o = RunIn(**group, Replay(GetParam(), 64), dir_);
   if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
   EXPECT_NE(o.code, 0);
   EXPECT_GE((*group)->OomKills(), 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Strategies, ReplayInACgroup, ::testing::Values("powerinfer2", "llmflash"));
+
+// llama.cpp's way (llamacpp, mmap=true) under a limit smaller than its weight
+// file: the kernel pages the mapped file in, evicts its own pages to stay within
+// the limit, and so reads the file again every token. The run is not killed.
+TEST_F(CgroupReplay, MappedLlamaCppRereadsTheFileEveryTokenWithinTheLimit) {
+  constexpr int64_t kBudget = 64'000'000;
+  // The strategy scans the model's bytes of the file in order every token.
+  const int64_t scanned = std::min(ComputeModelBytes(*LoadModel(model_)).model_bytes(),
+                                   static_cast<int64_t>(std::filesystem::file_size(weights_)));
+  ASSERT_GT(scanned, kBudget * 3 / 4) << "the scan must not fit beside the process";
+  {
+    const int fd = open(weights_.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);  // cold, and charged to no one
+    close(fd);
+  }
+  absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
+  if (!group.ok()) GTEST_SKIP() << group.status();
+  std::vector<std::string> args = Replay("llamacpp", kBudget / 1'000'000);
+  args.insert(args.end(), {"--option", "mmap=true"});
+  const Outcome o = RunIn(**group, args, dir_);
+  if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
+  ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;
+  EXPECT_EQ((*group)->OomKills(), 0);
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_TRUE(j["page_faults"].get<bool>());
+  EXPECT_EQ(j["engine_read_bytes"].get<int64_t>(), 0);
+  const int64_t kernel = j["kernel_read_bytes"].get<int64_t>();
+  if (kernel >= 0) {
+    EXPECT_GT(kernel, 8 * scanned)
+        << "16 tokens under a limit below the scan read it " << kernel / scanned << " times";
+  }
+}
 
 }  // namespace
 }  // namespace sparseflash

@@ -2,6 +2,9 @@
 // simulator for the same configuration: the same engine code must make the same
 // decisions, so flash bytes per token and cache hits are identical; only time
 // differs. Uses the small catalog model so it runs in a second.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -9,6 +12,7 @@
 #include "common/files.h"
 #include "common/textproto.h"
 #include "devices/device_catalog.h"
+#include "engine/model_bytes.h"
 #include "engine/real/real_env.h"
 #include "engine/real/real_run.h"
 #include "engine/run_summary.h"
@@ -87,7 +91,8 @@ ModelSpec MidModel() {
   replace("d_model: 64", "d_model: 1024");
   replace("d_ffn: 192", "d_ffn: 8192");
   replace("head_dim: 16", "head_dim: 256");
-  replace("quantization { kind: INT8 group_size: 64 }", "quantization { kind: INT4 group_size: 32 }");
+  replace("quantization { kind: INT8 group_size: 64 }",
+          "quantization { kind: INT4 group_size: 32 }");
   const std::string path = ::testing::TempDir() + "/rss-check.textproto";
   std::ofstream(path) << text;
   absl::StatusOr<ModelSpec> model = LoadModel(path);
@@ -120,6 +125,47 @@ TEST(Replay, ResidentMemoryStaysWithinTheBudget) {
   EXPECT_GT(growth, budget / 2) << "the budget was not allocated for real";
   EXPECT_LE(growth, budget + kRealRunOverheadBytes)
       << "grew " << growth << " for a budget of " << budget;
+  std::filesystem::remove(weights);
+}
+
+// llamacpp with mmap=true reads as llama.cpp does, through the kernel: the
+// plan's reads complete without I/O, the compute faults the mapped file in, and
+// the kernel's counter sees the file read (its cached pages dropped first).
+TEST(Replay, MappedLlamaCppFaultsTheFileIn) {
+  const ModelSpec model = MidModel();
+  const std::string weights = ::testing::TempDir() + "/mapped_check.sfw";
+  ASSERT_TRUE(WriteWeightFile(model, LayoutKind::kBundle, weights, true, nullptr).ok());
+  const int64_t file_bytes = static_cast<int64_t>(std::filesystem::file_size(weights));
+  {
+    const int fd = open(weights.c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    fdatasync(fd);
+    posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+    close(fd);
+  }
+  RunSetupConfig rc{.model = model,
+                    .tokens = 4,
+                    .strategy = "llamacpp",
+                    .options = {"mmap=true"},
+                    .ffn_resident = 0.3,
+                    .cpu_cores = 2};
+  absl::StatusOr<RunSetup> setup = PrepareRun(rc);
+  ASSERT_TRUE(setup.ok()) << setup.status();
+  EXPECT_EQ(setup->options.at("mmap"), "true");
+  absl::StatusOr<RealRunResult> real =
+      RunReal(*setup, model, {.weights_path = weights, .page_faults = true});
+  ASSERT_TRUE(real.ok()) << real.status();
+  EXPECT_EQ(real->engine_read_bytes, 0) << "the kernel reads, not the engine";
+  EXPECT_EQ(real->record.tokens.size(), 4u);
+  if (real->kernel_read_bytes >= 0) {
+    const int64_t scanned = std::min(ComputeModelBytes(model).model_bytes(), file_bytes);
+    EXPECT_GE(real->kernel_read_bytes, scanned * 9 / 10)
+        << "the first token faults in the whole scanned file";
+  }
+  rc.strategy = "powerinfer2";
+  absl::StatusOr<RunSetup> other = PrepareRun(rc);
+  ASSERT_FALSE(other.ok()) << "only llamacpp maps the file";
+  EXPECT_NE(other.status().message().find("mmap"), std::string::npos) << other.status();
   std::filesystem::remove(weights);
 }
 
@@ -195,8 +241,8 @@ TEST(Replay, RefusedIoUringFallsBackToPreadWithTheSameResults) {
   for (bool deny : {false, true}) {
     absl::StatusOr<RunSetup> setup = PrepareRun(rc);
     ASSERT_TRUE(setup.ok()) << setup.status();
-    absl::StatusOr<RealRunResult> real =
-        RunReal(*setup, model, {.weights_path = weights, .io = "auto", .deny_uring_for_test = deny});
+    absl::StatusOr<RealRunResult> real = RunReal(
+        *setup, model, {.weights_path = weights, .io = "auto", .deny_uring_for_test = deny});
     ASSERT_TRUE(real.ok()) << real.status();
     runs.push_back(*std::move(real));
   }
@@ -208,7 +254,8 @@ TEST(Replay, RefusedIoUringFallsBackToPreadWithTheSameResults) {
   // One notice line more, unless io_uring was unavailable anyway (e.g. under qemu-user).
   const bool uring_here = UringUnavailableReason().empty();
   EXPECT_EQ(lines(runs[1].notice), lines(runs[0].notice) + (uring_here ? 1 : 0))
-      << runs[0].notice << "\n--\n" << runs[1].notice;
+      << runs[0].notice << "\n--\n"
+      << runs[1].notice;
   ASSERT_EQ(runs[0].record.tokens.size(), runs[1].record.tokens.size());
   for (size_t t = 0; t < runs[0].record.tokens.size(); ++t) {
     EXPECT_EQ(runs[0].record.tokens[t].flash_bytes, runs[1].record.tokens[t].flash_bytes) << t;

@@ -88,6 +88,7 @@ int RunReplay(const ReplayArgs& a) {
     j["kernel_read_bytes"] = real->kernel_read_bytes;
     j["peak_rss_bytes"] = real->peak_rss_bytes;
     j["process_bytes"] = r->process_bytes;
+    j["page_faults"] = r->page_faults;
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -102,12 +103,19 @@ int RunReplay(const ReplayArgs& a) {
   absl::PrintF("  %-28s %12s %12s %10s\n", "", "measured", "predicted", "error");
   PrintRow("decode tokens/s", m.decode_tokens_per_s, p.decode_tokens_per_s, "");
   PrintRow("latency p50", m.latency_ms_p50, p.latency_ms_p50, "ms");
-  PrintRow("hit rate", m.hit_rate, p.hit_rate, "");
+  if (!r->page_faults) PrintRow("hit rate", m.hit_rate, p.hit_rate, "");
   PrintRow("flash MB per token", m.flash_bytes_per_token / 1e6, p.flash_bytes_per_token / 1e6,
            "MB");
-  PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,
-           p.flash_throughput_bytes_per_s / 1e6, "MB/s");
-  PrintRow("I/O stall share", m.io_stall_share, p.io_stall_share, "");
+  if (r->page_faults) {
+    absl::PrintF(
+        "  mapped: the kernel read the weights (page faults and its read-ahead); flash bytes "
+        "are its count over all %zu tokens; hits and I/O stalls happen inside compute, unseen\n",
+        real->record.tokens.size());
+  } else {
+    PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,
+             p.flash_throughput_bytes_per_s / 1e6, "MB/s");
+    PrintRow("I/O stall share", m.io_stall_share, p.io_stall_share, "");
+  }
   absl::PrintF("  engine read %s; the kernel counted %s for the process; peak RSS %s\n",
                FormatBytes(real->engine_read_bytes), FormatBytes(real->kernel_read_bytes),
                FormatBytes(real->peak_rss_bytes));
@@ -150,6 +158,7 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
       ->capture_default_str()
       ->check(InRange(0, 1.8e19));
   r->add_flag("--json", a->json, "Print measured and predicted as JSON");
+
   r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });
 }

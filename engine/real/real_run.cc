@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "common/random.h"
 #include "common/units.h"
+#include "engine/real/mapped_weights.h"
 #include "engine/real/real_env.h"
 #include "engine/real/sparse_ffn_kernel.h"
 
@@ -129,12 +130,15 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
   CompletionSink* sink_ = nullptr;
 };
 
-// Gives compute tasks without work the real kernel over the right bytes.
+// Gives compute tasks without work the real kernel over the right bytes: with
+// a mapped weight file, a task that says where its weights lie in the file
+// computes over those pages of the mapping (faulting them in).
 class RealizingCompute : public ComputeBackend {
  public:
   RealizingCompute(std::unique_ptr<ComputeBackend> inner, const ModelSpec& model,
-                   int64_t arena_bytes, int64_t resident_bytes)
-      : inner_(std::move(inner)) {
+                   int64_t arena_bytes, int64_t resident_bytes,
+                   const MappedWeights* mapped = nullptr)
+      : mapped_(mapped), inner_(std::move(inner)) {
     shape_.d_model = model.d_model - model.d_model % 64;
     shape_.group = 32;
     shape_.bits = 4;
@@ -174,6 +178,7 @@ class RealizingCompute : public ComputeBackend {
     }
     // Operations (prefill) as the kernel's bytes at 4 operations per byte.
     const int64_t bytes = task.ops > 0 ? static_cast<int64_t>(task.ops / 4) : task.bytes;
+    if (mapped_ != nullptr && task.file_offset >= 0) return MappedWork(task.file_offset, bytes);
     // FFN weights live in the cache arena, or with the resident weights when the
     // strategy has no cache (in_memory): never a bundle or two reused from the
     // CPU's caches, which would pass the cache's speed off as DRAM's.
@@ -182,6 +187,21 @@ class RealizingCompute : public ComputeBackend {
     uint8_t* base = ffn ? arena_.get() : resident_.get();
     const int64_t pool = ffn ? arena_bundles_ : resident_bundles_;
     const int64_t first = (next_ += n) % pool;
+    return KernelOver(base, pool, first, n);
+  }
+
+  // The kernel over `bytes` of the mapped file from `offset` (wrapped into the
+  // file): the page faults are the reads.
+  std::shared_ptr<const std::function<void()>> MappedWork(int64_t offset, int64_t bytes) {
+    const int64_t size = shape_.bundle_bytes();
+    return KernelOver(mapped_->data(), std::max<int64_t>(1, mapped_->size() / size), offset / size,
+                      std::max<int64_t>(1, bytes / size));
+  }
+
+  // The sparse FFN kernel over `n` bundles from bundle `first` of the `pool`
+  // bundles at `base`, wrapping around.
+  std::shared_ptr<const std::function<void()>> KernelOver(const uint8_t* base, int64_t pool,
+                                                          int64_t first, int64_t n) const {
     const FfnKernelShape shape = shape_;
     return std::make_shared<const std::function<void()>>([=] {
       std::vector<const uint8_t*> bundles(static_cast<size_t>(n));
@@ -194,6 +214,7 @@ class RealizingCompute : public ComputeBackend {
   }
 
   FfnKernelShape shape_;
+  const MappedWeights* mapped_;
   bool has_cache_ = false;
   int64_t arena_bundles_ = 0, resident_bundles_ = 0, next_ = 0;
   Buffer arena_, resident_;  // outlive the workers, whose destructor runs queued tasks
@@ -225,32 +246,42 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   result.memory = setup.strategy->memory();
   const ResourcePlan resources = setup.strategy->resources();
   CompletionQueue queue;
-  absl::StatusOr<std::unique_ptr<FlashDevice>> flash =
-      OpenFlashDevice({.path = o.weights_path,
-                       .queue_depth = o.io_depth,
-                       .io = o.io,
-                       .deny_uring_for_test = o.deny_uring_for_test},
-                      &queue, &result.notice);
-  if (!flash.ok()) return flash.status();
-  if (o.wrap_flash) *flash = o.wrap_flash(*std::move(flash));
-  RealizingFlash realizing_flash(*std::move(flash), *weights);
+  std::unique_ptr<MappedWeights> mapped;
+  std::unique_ptr<FlashDevice> flash;  // what the engine reads through
+  if (o.page_faults) {
+    absl::StatusOr<std::unique_ptr<MappedWeights>> m = MappedWeights::Open(o.weights_path);
+    if (!m.ok()) return m.status();
+    mapped = *std::move(m);
+    flash = std::make_unique<PageFaultFlash>(&queue);
+  } else {
+    absl::StatusOr<std::unique_ptr<FlashDevice>> device =
+        OpenFlashDevice({.path = o.weights_path,
+                         .queue_depth = o.io_depth,
+                         .io = o.io,
+                         .deny_uring_for_test = o.deny_uring_for_test},
+                        &queue, &result.notice);
+    if (!device.ok()) return device.status();
+    if (o.wrap_flash) *device = o.wrap_flash(*std::move(device));
+    flash = std::make_unique<RealizingFlash>(*std::move(device), *weights);
+  }
+  // Mapped, the page cache is the kernel's: no arena of our own.
   auto compute = std::make_unique<RealizingCompute>(
       std::make_unique<ThreadPoolCompute>(resources.compute_threads, &queue), model,
-      result.memory.cache_bytes, result.memory.resident_bytes);
+      mapped ? 0 : result.memory.cache_bytes, result.memory.resident_bytes, mapped.get());
   if (!compute->ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate the memory budget: ", FormatBytes(result.memory.resident_bytes),
         " resident + ", FormatBytes(result.memory.cache_bytes), " cache"));
   }
   RealClock clock;
-  Engine engine(Env{&clock, &realizing_flash, compute.get()}, setup.strategy.get(),
-                setup.source.get(), EngineOptions{.max_tokens = setup.tokens});
+  Engine engine(Env{&clock, flash.get(), compute.get()}, setup.strategy.get(), setup.source.get(),
+                EngineOptions{.max_tokens = setup.tokens});
   const int64_t kernel_before = ProcessStorageReadBytes();
   if (absl::Status s = RunOnThisThread(engine, queue, o.stall_timeout); !s.ok()) return s;
   const int64_t kernel_after = ProcessStorageReadBytes();
   result.kernel_read_bytes =
       kernel_before < 0 || kernel_after < 0 ? -1 : kernel_after - kernel_before;
-  result.engine_read_bytes = realizing_flash.bytes_read();
+  result.engine_read_bytes = flash->bytes_read();
   result.record = engine.record();
   result.peak_rss_bytes = PeakRssBytes();
   return result;

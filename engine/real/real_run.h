@@ -37,6 +37,13 @@ struct RealRunOptions {
   std::string io = "auto";  // uring | pread | auto
   int io_depth = 64;
   bool deny_uring_for_test = false;  // see FlashOpenOptions
+  // The kernel does the reads, as for llama.cpp: the weight file is mapped
+  // (MappedWeights), the plan's reads complete at once, and each compute task
+  // that says where its weights lie (ComputeTask::file_offset: the llamacpp
+  // strategy) runs the kernel over those pages, faulting them in through the
+  // kernel's read-ahead and page cache. Only the process's memory limit (a
+  // cgroup) bounds that cache. For strategies that scan the file in order.
+  bool page_faults = false;
   // A run in which nothing completes for this long is abandoned (hung device).
   Nanos stall_timeout = Seconds(60);
   // Tests: wraps the opened device (e.g. in a FaultInjectingFlashDevice).

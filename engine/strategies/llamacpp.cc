@@ -103,7 +103,8 @@ class LlamaCpp : public Strategy {
         misses += cache_->Access(static_cast<CacheKey>(windows[i]), window_) ? 0 : 1;
       }
       const int64_t part = n == 0 ? 0 : bytes * (end - begin) / n;
-      ends.push_back(PlanThreadPart(kind, misses, end - begin, part, after, plan));
+      const int64_t offset = begin < n ? windows[begin] * window_ : 0;
+      ends.push_back(PlanThreadPart(kind, misses, end - begin, part, offset, after, plan));
     }
     NodeId done = plan->Join(ends);
     plan->Depend(done, after);
@@ -113,10 +114,11 @@ class LlamaCpp : public Strategy {
   // One thread's part of a scan: `windows` windows of which `misses` are read,
   // `bytes` of compute. The first read blocks the thread; the rest stream ahead
   // of it (one in flight per thread), overlapped with the compute of all but
-  // the last window, which waits for the last read.
+  // the last window, which waits for the last read. The part starts at file
+  // offset `offset`.
   NodeId PlanThreadPart(ComputeKind kind, int64_t misses, int64_t windows, int64_t bytes,
-                        NodeId after, WorkPlan* plan) {
-    const ComputeTask compute{.kind = kind, .unit = ComputeUnit::kCpu};
+                        int64_t offset, NodeId after, WorkPlan* plan) {
+    const ComputeTask compute{.kind = kind, .unit = ComputeUnit::kCpu, .file_offset = offset};
     if (misses == 0) {
       ComputeTask all = compute;
       all.bytes = bytes;
@@ -137,6 +139,7 @@ class LlamaCpp : public Strategy {
     ComputeTask body = compute, last = compute;
     body.bytes = bytes - last_bytes;
     last.bytes = last_bytes;
+    last.file_offset = offset + body.bytes;
     const NodeId computed = plan->Compute(body, {first});
     return plan->Compute(last, {computed, streamed});
   }
@@ -161,6 +164,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   // (Linux sets the file's window to twice the device's) unless turned off.
   const int read_ahead_kb = opt.Int("read_ahead_kb", ctx.read_ahead_kb, 4, 1 << 20);
   const bool fadvise_sequential = opt.Bool("fadvise_sequential", true);
+  // Real runs only: map the weight file and let the kernel page it in
+  // (RealRunOptions::page_faults); the plan, and so the simulation, is the same.
+  (void)opt.Bool("mmap", false);
   const int64_t window = int64_t{read_ahead_kb} * 1024 * (fadvise_sequential ? 2 : 1);
   // The kernel's page cache: strict LRU, or refault-protected ("mglru", the
   // multi-generational LRU of Android's kernels); the device's by default.
