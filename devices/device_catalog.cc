@@ -44,7 +44,7 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   for (const proto::CoreClass& c : d.cores()) {
     out.cores.push_back({c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga,
                          c.source(), c.dense_gops() * kGiga, c.task_dispatch_us() * 1e3,
-                         c.active_w()});
+                         c.active_w(), c.dense_gemv_gb_s() * kGiga});
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(),
@@ -99,6 +99,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_dense_gops(c.dense_ops_per_s / kGiga);
     q->set_task_dispatch_us(c.task_dispatch_ns / 1e3);
     q->set_active_w(c.active_w);
+    q->set_dense_gemv_gb_s(c.dense_gemv_bytes_per_s / kGiga);
     q->set_source(c.source);
   }
   proto::Dram* m = out.mutable_dram();

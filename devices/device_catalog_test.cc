@@ -56,6 +56,22 @@ TEST(DeviceCatalog, ReadAheadDefaultsToLinuxAndRoundTrips) {
   }
 }
 
+TEST(DeviceCatalog, DenseRateFallsBackToTheSparseOneAndIsChecked) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  CoreClassSpec& core = d.cores[0];
+  EXPECT_EQ(core.dense_gemv_bytes_per_s, 0) << "not stated in the phone's profile";
+  EXPECT_EQ(core.InOrderGemvRate(), core.gemv_bytes_per_s);
+  core.dense_gemv_bytes_per_s = 3 * core.gemv_bytes_per_s;
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_NEAR(back->cores[0].InOrderGemvRate(), 3 * core.gemv_bytes_per_s, 1);
+  core.dense_gemv_bytes_per_s = -1e9;
+  absl::StatusOr<DeviceProfile> bad = ParseDeviceProfile(DeviceProfileToText(d), "dense.textproto");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("cores[0].dense_gemv_gb_s"), std::string::npos)
+      << bad.status();
+}
+
 TEST(DeviceCatalog, UnknownDeviceListsKnown) {
   absl::StatusOr<DeviceProfile> d = LoadDevice("pixel99");
   ASSERT_FALSE(d.ok());

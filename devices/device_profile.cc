@@ -72,6 +72,9 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     }
     if (!In(c.gemv_bytes_per_s, 1, kMaxRate))
       return Bad(origin, field + ".gemv_gb_s", "must be > 0");
+    if (c.dense_gemv_bytes_per_s != 0 && !In(c.dense_gemv_bytes_per_s, 1, kMaxRate)) {
+      return Bad(origin, field + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
+    }
     if (!In(c.dense_ops_per_s, 1, kMaxRate))
       return Bad(origin, field + ".dense_gops", "must be > 0");
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {

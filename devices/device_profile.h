@@ -44,9 +44,16 @@ struct CoreClassSpec {
   double io_issue_factor = 1;
   double gemv_bytes_per_s = 0;
   std::string source;
-  double dense_ops_per_s = 0;   // dense (prefill) operations per second, one core
-  double task_dispatch_ns = 0;  // hand-off to a worker and back, per compute task
-  double active_w = 0;          // power of one busy core (W); 0 = not stated
+  double dense_ops_per_s = 0;         // dense (prefill) operations per second, one core
+  double task_dispatch_ns = 0;        // hand-off to a worker and back, per compute task
+  double active_w = 0;                // power of one busy core (W); 0 = not stated
+  double dense_gemv_bytes_per_s = 0;  // over weights in matrix order; 0 = not stated
+
+  // The rate over weights in matrix order: dense_gemv_bytes_per_s where stated,
+  // else the sparse rate.
+  double InOrderGemvRate() const {
+    return dense_gemv_bytes_per_s > 0 ? dense_gemv_bytes_per_s : gemv_bytes_per_s;
+  }
 };
 
 struct DramSpec {

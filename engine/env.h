@@ -69,7 +69,16 @@ struct ComputeTask {
   // it in file order (llamacpp, whose real run can compute over the mapped
   // file); -1 = anywhere.
   int64_t file_offset = -1;
+  // FFN work over whole matrices in order (dense FFN), not over scattered
+  // neuron rows. Attention, predictors and the head always stream in order.
+  bool in_order = false;
 };
+
+// Whether a task streams its weights in matrix order (consecutive rows), which
+// a core reads faster than scattered neuron rows.
+inline bool StreamsInOrder(const ComputeTask& task) {
+  return task.kind != ComputeKind::kFfn || task.in_order;
+}
 
 class CompletionSink {
  public:

@@ -63,4 +63,8 @@ void WorkPlan::StampLayer(NodeId from, int layer) {
   }
 }
 
+void WorkPlan::MarkInOrder(NodeId from) {
+  for (size_t i = static_cast<size_t>(from); i < nodes_.size(); ++i) nodes_[i].task.in_order = true;
+}
+
 }  // namespace sparseflash

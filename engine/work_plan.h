@@ -51,6 +51,9 @@ class WorkPlan {
   // Marks the reads and tasks of nodes [from, size()) as serving `layer` (for
   // timelines; decisions never read it).
   void StampLayer(NodeId from, int layer);
+  // Marks the compute tasks of nodes [from, size()) as streaming their weights
+  // in matrix order (ComputeTask::in_order: dense FFN work).
+  void MarkInOrder(NodeId from);
 
   std::vector<WorkNode>& nodes() { return nodes_; }
   const std::vector<WorkNode>& nodes() const { return nodes_; }

@@ -86,7 +86,9 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
   if (dram.combined_bytes_per_s > 0) {
     left = std::min(left, dram.combined_bytes_per_s - DramInUse(npu) - DramInUse(!npu));
   }
-  double rate = npu ? own_ceiling : w.core->gemv_bytes_per_s;
+  double rate = npu                    ? own_ceiling
+                : StreamsInOrder(task) ? w.core->InOrderGemvRate()
+                                       : w.core->gemv_bytes_per_s;
   // At least an equal share of the ceiling among this unit's busy workers.
   int busy = 1;
   for (const Worker& o : npu ? npu_ : cpu_) busy += o.busy ? 1 : 0;

@@ -184,6 +184,38 @@ TEST(Simulate, LlamaCppReadsAheadWhileItComputes) {
   EXPECT_LT(latency(1, 1000, 2048), io_alone) << "4 MiB windows read faster than 256 KiB";
 }
 
+// A core reads consecutive rows (attention, the head, a dense FFN) faster than
+// scattered neuron rows: work in matrix order is priced at the profile's dense
+// rate where it states one, sparse FFN work at the sparse rate either way.
+TEST(Simulate, InOrderWeightsStreamAtTheDenseRate) {
+  auto breakdown = [](bool sparse, bool dense_rate_stated) {
+    SimulationConfig c = Config("in_memory", "turbosparse-mistral-7b", "oneplus12");
+    c.ffn_resident = -1;
+    c.memory_bytes = int64_t{16} << 30;
+    c.options = {sparse ? "sparse=true" : "sparse=false"};
+    c.device.dram.cpu_bytes_per_s *= 100;  // the cores' rates, not the DRAM ceiling, bind
+    c.device.dram.combined_bytes_per_s *= 100;
+    for (CoreClassSpec& k : c.device.cores) {
+      k.dense_gemv_bytes_per_s = dense_rate_stated ? 2 * k.gemv_bytes_per_s : 0;
+    }
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).breakdown_ms : std::array<double, kBreakdownParts>{};
+  };
+  for (bool sparse : {true, false}) {
+    const auto same = breakdown(sparse, false), faster = breakdown(sparse, true);
+    ASSERT_GT(same[kBdAttention], 0);
+    EXPECT_NEAR(faster[kBdAttention], same[kBdAttention] / 2, 0.1 * same[kBdAttention]);
+    const double ffn = same[kBdFfnCompute];
+    ASSERT_GT(ffn, 0);
+    if (sparse) {
+      EXPECT_NEAR(faster[kBdFfnCompute], ffn, 0.02 * ffn) << "scattered rows: the sparse rate";
+    } else {
+      EXPECT_NEAR(faster[kBdFfnCompute], ffn / 2, 0.1 * ffn) << "a dense FFN streams in order";
+    }
+  }
+}
+
 // Events further apart than the progress interval (a very slow device) must not
 // stall the run.
 TEST(Simulate, SlowFlashStillFinishes) {

@@ -187,7 +187,9 @@ class RealizingCompute : public ComputeBackend {
     uint8_t* base = ffn ? arena_.get() : resident_.get();
     const int64_t pool = ffn ? arena_bundles_ : resident_bundles_;
     const int64_t first = (next_ += n) % pool;
-    return KernelOver(base, pool, first, n);
+    // A sparse FFN's active neurons lie scattered over its weights (or the
+    // cache); dense work streams consecutive rows.
+    return KernelOver(base, pool, first, n, !StreamsInOrder(task));
   }
 
   // The kernel over `bytes` of the mapped file from `offset` (wrapped into the
@@ -195,18 +197,22 @@ class RealizingCompute : public ComputeBackend {
   std::shared_ptr<const std::function<void()>> MappedWork(int64_t offset, int64_t bytes) {
     const int64_t size = shape_.bundle_bytes();
     return KernelOver(mapped_->data(), std::max<int64_t>(1, mapped_->size() / size), offset / size,
-                      std::max<int64_t>(1, bytes / size));
+                      std::max<int64_t>(1, bytes / size), false);
   }
 
-  // The sparse FFN kernel over `n` bundles from bundle `first` of the `pool`
-  // bundles at `base`, wrapping around.
+  // The sparse FFN kernel over `n` bundles of the `pool` bundles at `base`:
+  // from bundle `first` on, wrapping around, or (`scattered`) drawn at random
+  // (seeded by `first`).
   std::shared_ptr<const std::function<void()>> KernelOver(const uint8_t* base, int64_t pool,
-                                                          int64_t first, int64_t n) const {
+                                                          int64_t first, int64_t n,
+                                                          bool scattered) const {
     const FfnKernelShape shape = shape_;
     return std::make_shared<const std::function<void()>>([=] {
       std::vector<const uint8_t*> bundles(static_cast<size_t>(n));
+      Random rng(static_cast<uint64_t>(first) + 1);
       for (int64_t k = 0; k < n; ++k) {
-        bundles[k] = base + ((first + k) % pool) * shape.bundle_bytes();
+        const int64_t b = scattered ? rng.Below(static_cast<uint32_t>(pool)) : (first + k) % pool;
+        bundles[k] = base + b * shape.bundle_bytes();
       }
       std::vector<float> x(shape.d_model, 0.5f), out(shape.d_model, 0.0f);
       SparseFfn(shape, bundles.data(), static_cast<int>(n), x.data(), out.data());

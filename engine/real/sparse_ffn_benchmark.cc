@@ -5,7 +5,9 @@
 // BM_BundleRead reads the same bundles (prefetching as the kernel does) and
 // only sums them: the DRAM read bandwidth one core gets on this access
 // pattern, the kernel's ceiling.
-// path 0 is what SparseFfn picks on this CPU, 1 the portable Highway path.
+// path 0 is what SparseFfn picks on this CPU, 1 the portable Highway path;
+// contiguous 1 takes consecutive bundles (a dense matrix's rows), 0 random ones
+// (the active neurons of a sparse layer).
 #include <benchmark/benchmark.h>
 
 #include <cstring>
@@ -38,20 +40,29 @@ Arena MakeArena(int bits, int64_t mib) {
   return a;
 }
 
-void PickBundles(const Arena& a, Random& rng, std::vector<const uint8_t*>& active) {
-  for (auto& p : active) p = a.bytes.data() + rng.Below(a.bundles) * a.shape.bundle_bytes();
+// Random bundles, or (`contiguous`) consecutive ones from a random start, as a
+// dense matrix's rows lie.
+void PickBundles(const Arena& a, Random& rng, std::vector<const uint8_t*>& active,
+                 bool contiguous = false) {
+  const int64_t n = static_cast<int64_t>(active.size());
+  const int64_t start = rng.Below(static_cast<uint32_t>(a.bundles - n));
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t b = contiguous ? start + k : rng.Below(a.bundles);
+    active[k] = a.bytes.data() + b * a.shape.bundle_bytes();
+  }
 }
 
 void BM_SparseFfn(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1));
   const bool portable = state.range(2) == 1;
+  const bool contiguous = state.range(3) == 1;
   const FfnKernelShape& s = a.shape;
   Random rng(3);
   std::vector<const uint8_t*> active(2048);
   std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
   for (auto _ : state) {
     state.PauseTiming();
-    PickBundles(a, rng, active);
+    PickBundles(a, rng, active, contiguous);
     state.ResumeTiming();
     if (portable) {
       SparseFfnPortable(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
@@ -64,8 +75,8 @@ void BM_SparseFfn(benchmark::State& state) {
   state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
 }
 BENCHMARK(BM_SparseFfn)
-    ->ArgNames({"bits", "arena_mib", "path"})
-    ->ArgsProduct({{4, 8}, {512, 2}, {0, 1}})
+    ->ArgNames({"bits", "arena_mib", "path", "contiguous"})
+    ->ArgsProduct({{4, 8}, {512, 2}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_BundleRead(benchmark::State& state) {

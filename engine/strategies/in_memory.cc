@@ -46,7 +46,11 @@ class InMemory : public Strategy {
             after = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
                                    costs_.predictor_bytes, 0, threads_, {attention});
           }
-          return plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, bytes, 0, threads_, {after});
+          const NodeId first = static_cast<NodeId>(plan->size());
+          const NodeId done =
+              plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, bytes, 0, threads_, {after});
+          if (!sparse_) plan->MarkInOrder(first);  // dense: whole matrices in order
+          return done;
         });
   }
 

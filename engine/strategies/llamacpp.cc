@@ -118,7 +118,8 @@ class LlamaCpp : public Strategy {
   // offset `offset`.
   NodeId PlanThreadPart(ComputeKind kind, int64_t misses, int64_t windows, int64_t bytes,
                         int64_t offset, NodeId after, WorkPlan* plan) {
-    const ComputeTask compute{.kind = kind, .unit = ComputeUnit::kCpu, .file_offset = offset};
+    const ComputeTask compute{
+        .kind = kind, .unit = ComputeUnit::kCpu, .file_offset = offset, .in_order = true};
     if (misses == 0) {
       ComputeTask all = compute;
       all.bytes = bytes;
