@@ -75,7 +75,10 @@ void AddCommonOptions(CLI::App* cmd, GenerateArgs* a) {
   cmd->add_option("--strategy", a->strategy, "powerinfer2 | llmflash | llamacpp | in_memory")
       ->capture_default_str();
   cmd->add_option("--policy", a->policy, "Cache policy (default: the strategy's)");
-  auto* memory = cmd->add_option("--memory", a->memory, "Whole memory budget (e.g. 200KiB)");
+  auto* memory = cmd->add_option(
+      "--memory", a->memory,
+      "Memory budget of the model: its resident weights and neuron cache (e.g. 200KiB). Not "
+      "the process's: the program itself holds a few MB, a hundred times this model");
   auto* ffn = cmd->add_option("--ffn-resident", a->ffn_resident,
                               "Share of FFN bundles the cache holds, 0..1 (default 0.5)")
                   ->check(InRange(0, 1));
