@@ -220,7 +220,7 @@ std::string SweepJob::Label() const {
 }
 
 absl::StatusOr<SweepPlan> ParseSweep(const std::string& text, const std::string& source_name,
-                                     const std::string& base_dir) {
+                                     const std::string& base_dir, int64_t max_configurations) {
   proto::Sweep sweep;
   if (absl::Status s = ParseTextProto(text, source_name, &sweep); !s.ok()) return s;
   if (sweep.grid().empty()) return FieldError(source_name, "the sweep has no grid");
@@ -233,9 +233,9 @@ absl::StatusOr<SweepPlan> ParseSweep(const std::string& text, const std::string&
         source_name, ": grid ", i + 1,
         sweep.grid(i).name().empty() ? "" : absl::StrCat(" (", sweep.grid(i).name(), ")"));
     configurations += GridProduct(sweep.grid(i));
-    if (configurations > kMaxSweepConfigurations) {
+    if (configurations > max_configurations) {
       return FieldError(where,
-                        absl::StrCat("takes the sweep past ", kMaxSweepConfigurations,
+                        absl::StrCat("takes the sweep past ", max_configurations,
                                      " configurations (the product of each grid's device, model, "
                                      "trace, strategy, policy, budget and threads lists); split "
                                      "the sweep into several files"));

@@ -38,9 +38,12 @@ struct SweepPlan {
 
 // Reads and expands the sweep file at `path`.
 absl::StatusOr<SweepPlan> LoadSweep(const std::string& path);
-// Expands sweep text; relative trace files resolve against `base_dir`.
+// Expands sweep text; relative trace files resolve against `base_dir`. A sweep
+// expanding past `max_configurations` is refused (a fuzzer passes a smaller
+// limit, so that its inputs stay fast).
 absl::StatusOr<SweepPlan> ParseSweep(const std::string& text, const std::string& source_name,
-                                     const std::string& base_dir);
+                                     const std::string& base_dir,
+                                     int64_t max_configurations = kMaxSweepConfigurations);
 
 // "K/N" with 1 <= K <= N.
 struct Shard {

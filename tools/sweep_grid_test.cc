@@ -110,6 +110,11 @@ TEST(SweepGrid, RefusesAGridThatExpandsPastTheLimit) {
   absl::StatusOr<SweepPlan> plan = ParseSweep(grid, "big.textproto", "");
   ASSERT_TRUE(plan.ok()) << plan.status();
   EXPECT_EQ(plan->jobs.size(), 20'000u);
+  // A caller's own smaller limit (the fuzzer's) refuses it, saying which.
+  absl::StatusOr<SweepPlan> capped = ParseSweep(grid, "big.textproto", "", 1000);
+  ASSERT_FALSE(capped.ok());
+  EXPECT_NE(capped.status().message().find("past 1000 configurations"), std::string::npos)
+      << capped.status();
   // Six such grids (none a duplicate of another) go past it at the sixth.
   std::string six;
   for (int i = 0; i < 6; ++i) {
