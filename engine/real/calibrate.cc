@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "common/files.h"
 #include "common/random.h"
+#include "engine/real/calibrate_cpu.h"
 #include "engine/real/completion_queue.h"
 #include "engine/real/real_env.h"
 #include "engine/real/sparse_ffn_kernel.h"
@@ -26,15 +27,16 @@
 namespace sparseflash {
 namespace {
 
-double Seconds(std::chrono::steady_clock::time_point since) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - since).count();
-}
-
-// The middle value (the upper one of an even count).
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
+using calibration::CpuGhz;
+using calibration::CpuModel;
+using calibration::kKernelShape;
+using calibration::MeasureCopy;
+using calibration::MeasureDramRead;
+using calibration::MeasureKernel;
+using calibration::MeasureTaskDispatchNs;
+using calibration::Median;
+using calibration::MemInfo;
+using calibration::Seconds;
 
 // Writes `bytes` of random data (not zeros: no file system may elide them).
 absl::Status WriteScratch(const std::string& path, int64_t bytes) {
@@ -133,33 +135,6 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
   absl::StatusOr<double> tp = batch();
   std::free(buffer);
   return tp;
-}
-
-// DRAM read bandwidth with `threads` threads summing a large buffer.
-double MeasureDramRead(int threads, int64_t bytes) {
-  std::vector<uint64_t> data(bytes / 8, 1);
-  std::vector<uint64_t> sums(threads);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int rep = 0; rep < 3; ++rep) {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        uint64_t s = 0;
-        const size_t begin = data.size() * t / threads, end = data.size() * (t + 1) / threads;
-        for (size_t i = begin; i < end; ++i) s += data[i];
-        sums[t] += s;
-      });
-    }
-    for (std::thread& th : pool) th.join();
-  }
-  return 3.0 * bytes / Seconds(t0);
-}
-
-double MeasureCopy(int64_t bytes) {
-  std::vector<char> a(bytes, 1), b(bytes, 2);
-  const auto t0 = std::chrono::steady_clock::now();
-  for (int rep = 0; rep < 3; ++rep) std::memcpy(b.data(), a.data(), bytes);
-  return 3.0 * bytes / Seconds(t0);
 }
 
 }  // namespace
@@ -284,103 +259,6 @@ absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t fil
     return 0.0;
   }
   return std::max(0.0, (wall_ns - 1e6 * static_cast<double>(ticks_after - ticks_before)) / count);
-}
-
-// Median time to hand an empty task to a worker of the engine's thread pool and
-// get its completion back on this thread: what every compute task costs the
-// real engine beyond its work.
-double MeasureTaskDispatchNs(int threads, int tasks) {
-  CompletionQueue queue;
-  ThreadPoolCompute pool(threads, &queue);
-  struct Sink : CompletionSink {
-    void OnReadDone(uint64_t, bool) override {}
-    void OnComputeDone(uint64_t) override { done = true; }
-    bool done = false;
-  } sink;
-  pool.SetSink(&sink);
-  std::vector<double> ns;
-  for (int i = 0; i < tasks; ++i) {
-    sink.done = false;
-    const auto start = std::chrono::steady_clock::now();
-    pool.Submit({.tag = static_cast<uint64_t>(i),
-                 .work = std::make_shared<const std::function<void()>>([] {})});
-    while (!sink.done) queue.Pop()();
-    ns.push_back(
-        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
-    std::this_thread::sleep_for(std::chrono::microseconds(200));  // let the worker sleep again
-  }
-  return Median(ns);
-}
-
-// The bundles the kernel is calibrated on: INT4 g32, 4096 wide, gated.
-constexpr FfnKernelShape kKernelShape{.d_model = 4096, .group = 32, .bits = 4, .gated = true};
-
-// The sparse FFN kernel (kKernelShape, bundles from DRAM) on each of `threads`
-// cores computing at once, as a real run's compute threads do (cores that
-// share caches, memory controllers or a physical core get less than one
-// alone), over bundles drawn at random (a sparse layer's active neurons) or,
-// `in_order`, consecutive ones (a dense matrix's rows). Bytes/s per core.
-double MeasureKernel(double seconds_target, bool in_order, int threads) {
-  const FfnKernelShape s = kKernelShape;
-  const int64_t n = (int64_t{256} << 20) * threads / s.bundle_bytes();
-  std::vector<uint8_t> arena(n * s.bundle_bytes(), 0x99);
-  for (int64_t k = 0; k < n * 3; ++k) {
-    uint16_t* scales = reinterpret_cast<uint16_t*>(arena.data() + k * s.row_bytes() + 2048);
-    for (int g = 0; g < 128; ++g) scales[g] = FloatToHalf(0.01f);
-  }
-  std::vector<double> rates(static_cast<size_t>(threads));
-  auto run = [&](int t) {
-    std::vector<const uint8_t*> active(1024);
-    std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
-    Random rng(5 + t);
-    int64_t bytes = 0;
-    const auto t0 = std::chrono::steady_clock::now();
-    while (Seconds(t0) < seconds_target) {
-      const int64_t start = rng.Below(static_cast<uint32_t>(n - active.size()));
-      for (size_t k = 0; k < active.size(); ++k) {
-        active[k] = arena.data() + (in_order ? start + k : rng.Below(n)) * s.bundle_bytes();
-      }
-      SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
-      bytes += active.size() * s.bundle_bytes();
-    }
-    rates[t] = bytes / Seconds(t0);
-  };
-  std::vector<std::thread> workers;
-  for (int t = 1; t < threads; ++t) workers.emplace_back(run, t);
-  run(0);
-  for (std::thread& w : workers) w.join();
-  double sum = 0;
-  for (double r : rates) sum += r;
-  return sum / threads;
-}
-
-std::string CpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  }
-  return "unknown CPU";
-}
-
-double CpuGhz() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind("cpu MHz", 0) == 0) return std::stod(line.substr(line.find(':') + 2)) / 1000;
-  }
-  return 1;
-}
-
-int64_t MemInfo(const std::string& key) {
-  std::ifstream in("/proc/meminfo");
-  std::string k;
-  int64_t v;
-  std::string unit;
-  while (in >> k >> v >> unit) {
-    if (k == key + ":") return v * 1024;
-  }
-  return 0;
 }
 
 }  // namespace
