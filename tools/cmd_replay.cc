@@ -158,7 +158,6 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
       ->capture_default_str()
       ->check(InRange(0, 1.8e19));
   r->add_flag("--json", a->json, "Print measured and predicted as JSON");
-
   r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });
 }
