@@ -1,4 +1,5 @@
-// Trace encoding and decoding speed, in neuron ids per second.
+// Trace encoding and decoding speed, in neuron ids per second, and trace
+// generation speed, in tokens per second.
 #include "benchmark/benchmark.h"
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
@@ -17,7 +18,8 @@ const std::string& BenchTrace(uint64_t* ids) {
     uint64_t n = 0;
     (void)ForEachToken(**reader, [&](const TokenActivations& t) {
       for (const auto& l : t.layers)
-        for (const auto& s : l.experts) n += s.active.size() + s.predicted.size() + s.gate_only.size();
+        for (const auto& s : l.experts)
+          n += s.active.size() + s.predicted.size() + s.gate_only.size();
     });
     return n;
   }();
@@ -53,6 +55,27 @@ void BM_WriteTrace(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * ids);
 }
 BENCHMARK(BM_WriteTrace)->Unit(benchmark::kMillisecond);
+
+void BM_GenerateTrace(benchmark::State& state, const char* model_name) {
+  const ModelSpec model = *ModelCatalog::Builtin().Find(model_name);
+  const uint64_t tokens = 64;
+  uint64_t ids = 0;
+  for (auto _ : state) {
+    TraceGenerator generator(model, {.seed = 1, .tokens = tokens});
+    TokenActivations token;
+    while (generator.Next(&token)) {
+      for (const auto& l : token.layers)
+        for (const auto& s : l.experts) ids += s.active.size();
+    }
+  }
+  benchmark::DoNotOptimize(ids);
+  state.counters["tokens_per_s"] = benchmark::Counter(
+      static_cast<double>(tokens * state.iterations()), benchmark::Counter::kIsRate);
+}
+BENCHMARK_CAPTURE(BM_GenerateTrace, mistral, "turbosparse-mistral-7b")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GenerateTrace, mixtral, "turbosparse-mixtral-47b")
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace sparseflash
