@@ -25,8 +25,7 @@ class Sources {
   absl::StatusOr<ActivationProfile> Profile(const NeuronIndexer& indexer, AccessSet set) const {
     const std::string source = ProfileSource(c_.profile);
     if (source == "generator") {
-      TraceGenerator generator(c_.model, {.seed = c_.seed, .tokens = 0});
-      return ActivationProfile::FromProbabilities(generator.ExpectedActivity());
+      return ActivationProfile::FromProbabilities(ExpectedActivity(c_.model));
     }
     absl::StatusOr<std::unique_ptr<TokenSource>> tokens =
         source == "oracle" ? Run() : OpenTraceSource(source);

@@ -7,6 +7,43 @@
 
 namespace sparseflash {
 
+namespace {
+
+// The slot of a layer's expert in the seeds of its stream and router.
+uint64_t StreamSlot(int layer, int expert) { return uint64_t(layer) * 1024 + expert; }
+uint64_t RouterSlot(int layer) { return 0x5eed0000 + layer; }
+
+// Each neuron's true firing probability in one stream: the layer's skew by
+// rank, scattered over the index space by a per-stream permutation (hot
+// neurons are a property of the model: `identity` is the stream's identity
+// seed).
+std::vector<double> NeuronPropensities(const ModelSpec& model, int layer, uint64_t identity) {
+  const GeneratorProfile& g = model.generator;
+  const int n = model.d_ffn;
+  const double ratio = g.layer_active_ratio[layer];
+  std::vector<double> by_rank =
+      g.layer_skew.empty()
+          ? PropensitiesPowerLaw(n, ratio, g.top80_share)
+          : PropensitiesFromAnchors(n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
+  Random rng(MixSeed(identity, 0xa11ce));
+  std::vector<uint32_t> order(n);
+  for (int i = 0; i < n; ++i) order[i] = i;
+  for (int i = n - 1; i > 0; --i) std::swap(order[i], order[rng.Below(i + 1)]);
+  std::vector<double> propensity(n);
+  for (int r = 0; r < n; ++r) propensity[order[r]] = by_rank[r];
+  return propensity;
+}
+
+std::unique_ptr<ExpertRouter> MakeRouter(const ModelSpec& model, int layer, uint64_t seed) {
+  const GeneratorProfile& g = model.generator;
+  const uint64_t identity = ModelIdentitySeed(model.name);
+  return std::make_unique<ExpertRouter>(model.experts, model.top_k, g.expert_popularity_skew,
+                                        g.expert_persistence, MixSeed(identity, RouterSlot(layer)),
+                                        MixSeed(seed, RouterSlot(layer)));
+}
+
+}  // namespace
+
 TraceModelShape ShapeOf(const ModelSpec& model) {
   return {model.name,    model.layers, model.d_ffn,
           model.experts, model.top_k,  model.ffn_type == FfnType::kGated};
@@ -39,15 +76,11 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
   const uint64_t identity = ModelIdentitySeed(model.name);
   for (int l = 0; l < model.layers; ++l) {
     for (int e = 0; e < model.experts; ++e) {
-      uint64_t slot = uint64_t(l) * 1024 + e;
+      const uint64_t slot = StreamSlot(l, e);
       streams_.push_back(std::make_unique<NeuronStream>(StreamParams(l, MixSeed(identity, slot)),
                                                         MixSeed(options.seed, slot)));
     }
-    if (model.is_moe()) {
-      routers_.push_back(std::make_unique<ExpertRouter>(
-          model.experts, model.top_k, g.expert_popularity_skew, g.expert_persistence,
-          MixSeed(identity, 0x5eed0000 + l), MixSeed(options.seed, 0x5eed0000 + l)));
-    }
+    if (model.is_moe()) routers_.push_back(MakeRouter(model, l, options.seed));
   }
 }
 
@@ -55,20 +88,8 @@ uint64_t ModelIdentitySeed(const std::string& name) { return StableHash64(name);
 
 NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t identity) const {
   const GeneratorProfile& g = model_.generator;
-  const int n = model_.d_ffn;
-  const double ratio = g.layer_active_ratio[layer];
-  std::vector<double> by_rank =
-      g.layer_skew.empty()
-          ? PropensitiesPowerLaw(n, ratio, g.top80_share)
-          : PropensitiesFromAnchors(n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
-  // Hot neurons are scattered over the index space by a per-stream permutation.
-  Random rng(MixSeed(identity, 0xa11ce));
-  std::vector<uint32_t> order(n);
-  for (int i = 0; i < n; ++i) order[i] = i;
-  for (int i = n - 1; i > 0; --i) std::swap(order[i], order[rng.Below(i + 1)]);
   NeuronStreamParams p;
-  p.propensity.resize(n);
-  for (int r = 0; r < n; ++r) p.propensity[order[r]] = by_rank[r];
+  p.propensity = NeuronPropensities(model_, layer, identity);
   p.persistence = g.persistence;
   p.persistence_spread = g.persistence_spread;
   p.persistence_cold = g.persistence_cold;
@@ -80,13 +101,15 @@ NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t identity) co
   return p;
 }
 
-std::vector<float> TraceGenerator::ExpectedActivity() const {
+std::vector<float> ExpectedActivity(const ModelSpec& model) {
+  const uint64_t identity = ModelIdentitySeed(model.name);
   std::vector<float> out;
-  out.reserve(size_t{static_cast<size_t>(model_.layers)} * model_.experts * model_.d_ffn);
-  for (int l = 0; l < model_.layers; ++l) {
-    for (int e = 0; e < model_.experts; ++e) {
-      const double share = model_.is_moe() ? routers_[l]->Share(e) : 1.0;
-      for (double p : streams_[l * model_.experts + e]->propensity()) {
+  out.reserve(size_t{static_cast<size_t>(model.layers)} * model.experts * model.d_ffn);
+  for (int l = 0; l < model.layers; ++l) {
+    std::unique_ptr<ExpertRouter> router = model.is_moe() ? MakeRouter(model, l, 0) : nullptr;
+    for (int e = 0; e < model.experts; ++e) {
+      const double share = router ? router->Share(e) : 1.0;
+      for (double p : NeuronPropensities(model, l, MixSeed(identity, StreamSlot(l, e)))) {
         out.push_back(static_cast<float>(p * share));
       }
     }

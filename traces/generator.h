@@ -9,10 +9,9 @@
 #include <functional>
 #include <memory>
 #include <string>
-
-#include "absl/status/status.h"
 #include <vector>
 
+#include "absl/status/status.h"
 #include "traces/activation.h"
 #include "traces/expert_router.h"
 #include "traces/model_spec.h"
@@ -35,10 +34,6 @@ class TraceGenerator {
   const TraceHeader& header() const { return header_; }
   // Fills the next token; returns false once options.tokens have been produced.
   bool Next(TokenActivations* token);
-  // Each neuron's long-run activation probability per token, indexed
-  // (layer * experts + expert) * d_ffn + neuron: what an offline profile over
-  // very many tokens converges to.
-  std::vector<float> ExpectedActivity() const;
 
  private:
   NeuronStreamParams StreamParams(int layer, uint64_t identity) const;
@@ -53,6 +48,12 @@ class TraceGenerator {
 
 // The seed of a model's fixed properties (which neurons and experts are hot).
 uint64_t ModelIdentitySeed(const std::string& name);
+
+// Each neuron's long-run activation probability per token under `model`'s
+// generator profile, indexed (layer * experts + expert) * d_ffn + neuron: what
+// an offline profile over very many tokens converges to. Needs no generator,
+// so it costs a fraction of one.
+std::vector<float> ExpectedActivity(const ModelSpec& model);
 
 // The trace shape a model implies.
 TraceModelShape ShapeOf(const ModelSpec& model);

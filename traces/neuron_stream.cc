@@ -101,6 +101,7 @@ NeuronStream::NeuronStream(NeuronStreamParams params, uint64_t seed)
   }
   group_draw_.assign(groups, 0.f);
   group_drawn_at_.assign(groups, 0);
+  std::vector<double>().swap(p_.propensity);  // the rates above are all a step needs
 }
 
 float NeuronStream::GroupDraw(uint32_t group) {

@@ -41,8 +41,6 @@ class NeuronStream {
 
   // Advances one token and writes the sets into `out` (expert id untouched).
   void Step(NeuronSet* out);
-  // Each neuron's long-run probability of being active.
-  const std::vector<double>& propensity() const { return p_.propensity; }
 
  private:
   void StepEnvelope();
@@ -61,7 +59,7 @@ class NeuronStream {
   // The group's shared draw this token: drawn now unless the trigger pass drew it.
   float GroupDraw(uint32_t group);
 
-  NeuronStreamParams p_;
+  NeuronStreamParams p_;  // without the propensities, once construction is done
   Random rng_;
   uint32_t group_size_;
   int group_shift_;  // log2(group_size_) when a power of two, else -1
