@@ -22,7 +22,8 @@ RunSummary Summarize(const RunRecord& r) {
   if (r.tokens.empty()) return s;
   s.warmup_tokens = WarmupTokens(s.tokens);
   double cold_ns = 0;
-  for (uint64_t i = 0; i < s.warmup_tokens; ++i) cold_ns += static_cast<double>(r.tokens[i].latency.ns);
+  for (uint64_t i = 0; i < s.warmup_tokens; ++i)
+    cold_ns += static_cast<double>(r.tokens[i].latency.ns);
   s.cold_tokens_per_s = cold_ns > 0 ? s.warmup_tokens / (cold_ns * 1e-9) : 0;
   std::vector<double> latency, miss_rate;
   double total_ns = 0, bytes = 0, busy_ns = 0, io_ns = 0;
@@ -83,6 +84,8 @@ nlohmann::ordered_json ToJson(const RunSummary& s) {
   nlohmann::ordered_json b;
   for (int p = 0; p < kBreakdownParts; ++p) b[BreakdownName(p)] = s.breakdown_ms[p];
   j["breakdown_ms"] = b;
+  for (const std::string& name : s.not_observed) j[name] = nullptr;
+  if (!s.not_observed.empty()) j["not_observed"] = s.not_observed;
   return j;
 }
 

@@ -9,6 +9,8 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "engine/engine.h"
 #include "nlohmann/json.hpp"
@@ -20,22 +22,25 @@ namespace sparseflash {
 uint64_t WarmupTokens(uint64_t tokens);
 
 struct RunSummary {
-  uint64_t tokens = 0;           // decoded
-  uint64_t warmup_tokens = 0;    // of which the cold start, left out below
+  uint64_t tokens = 0;         // decoded
+  uint64_t warmup_tokens = 0;  // of which the cold start, left out below
   double decode_tokens_per_s = 0;
   double cold_tokens_per_s = 0;  // over the warm-up tokens
-  double ttft_ms = 0;  // prefill, or the first token when there is no prompt
+  double ttft_ms = 0;            // prefill, or the first token when there is no prompt
   double latency_ms_mean = 0;
   double latency_ms_p50 = 0, latency_ms_p90 = 0, latency_ms_p99 = 0;
-  double hit_rate = 0;       // cache hits / accesses (predicted neurons, or pages)
-  double miss_rate_mean = 0;  // per-token miss rate, mean over tokens
-  double miss_rate_p99 = 0;   // per-token miss rate, 99th percentile
+  double hit_rate = 0;              // cache hits / accesses (predicted neurons, or pages)
+  double miss_rate_mean = 0;        // per-token miss rate, mean over tokens
+  double miss_rate_p99 = 0;         // per-token miss rate, 99th percentile
   double dram_bytes_per_token = 0;  // bytes the compute tasks streamed from DRAM
   double flash_bytes_per_token = 0;
   double flash_throughput_bytes_per_s = 0;             // bytes read / time the device was busy
   double io_ms_per_token = 0;                          // time the device is busy per token
   double io_stall_share = 0;                           // I/O wait share of the critical path
   std::array<double, kBreakdownParts> breakdown_ms{};  // mean token; sums to latency_ms_mean
+  // Figures the run could not observe (by their JSON names): null in ToJson,
+  // whatever the fields above hold.
+  std::vector<std::string> not_observed;
 };
 
 RunSummary Summarize(const RunRecord& record);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -32,7 +33,9 @@ ReportRun ToReportRun(const RunRow& r) {
   x.latency_ms = r.token_latency_ms;
   const nlohmann::json f = nlohmann::json::parse(r.figures_json, nullptr, false);
   if (!f.is_object()) return x;
+  // A figure the run could not observe is null: NaN here, "–" in tables.
   auto num = [&](const char* key) {
+    if (f.contains(key) && f[key].is_null()) return std::numeric_limits<double>::quiet_NaN();
     return f.contains(key) && f[key].is_number() ? f[key].get<double>() : 0.0;
   };
   x.tokens_per_s = r.decode_tokens_per_s;

@@ -15,7 +15,9 @@ namespace {
 
 TableCell Text(const std::string& s) { return {.text = s}; }
 // Three significant digits, without exponents for the magnitudes reports show.
+TableCell Empty() { return {.text = "–"}; }
 TableCell Num(double v) {
+  if (std::isnan(v)) return Empty();  // not observed
   const double a = std::fabs(v);
   std::string text = a >= 100  ? absl::StrFormat("%.0f", v)
                      : a >= 10 ? absl::StrFormat("%.1f", v)
@@ -24,9 +26,9 @@ TableCell Num(double v) {
   return {.text = text, .value = v, .numeric = true};
 }
 TableCell Fixed(double v, int digits) {
+  if (std::isnan(v)) return Empty();  // not observed
   return {.text = absl::StrFormat("%.*f", digits, v), .value = v, .numeric = true};
 }
-TableCell Empty() { return {.text = "–"}; }
 
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;

@@ -119,6 +119,31 @@ TEST(Report, TablesMatchTheDatabase) {
       << headline;
 }
 
+// A real run that maps its weights cannot see the page cache's hits or the
+// device's busy time: those figures are stored as null and read as "–", not 0.
+TEST(Report, FiguresARunCouldNotObserveReadAsADash) {
+  const std::string path = Fresh("unobserved.db");
+  {
+    auto db = *ResultsDb::Open(path);
+    RunRow real = MakeRun("llamacpp", 3'000'000'000, 0.4);
+    real.mode = "real";
+    real.figures_json =
+        R"({"decode_tokens_per_s":0.4,"hit_rate":null,"io_stall_share":null,)"
+        R"("flash_bytes_per_token":4e9,"not_observed":["hit_rate","io_stall_share"]})";
+    ASSERT_TRUE(db->Insert(real).ok());
+  }
+  absl::StatusOr<ReportData> d = LoadReportData(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  Table runs = RunsTable(*d);
+  ASSERT_EQ(runs.rows.size(), 1u);
+  auto column = [&](const std::string& name) {
+    return std::find(runs.header.begin(), runs.header.end(), name) - runs.header.begin();
+  };
+  EXPECT_EQ(runs.rows[0][column("hit rate (%)")].text, "–");
+  EXPECT_EQ(runs.rows[0][column("I/O stall (%)")].text, "–");
+  EXPECT_EQ(runs.rows[0][column("flash MB/token")].text, "4000");
+}
+
 TEST(Report, WritesEveryFileWithTheNumbers) {
   absl::StatusOr<ReportData> d = LoadReportData(MakeDb());
   ASSERT_TRUE(d.ok());
