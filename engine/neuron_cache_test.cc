@@ -2,6 +2,7 @@
 
 #include <set>
 
+#include "common/random.h"
 #include "engine/neuron_key.h"
 #include "engine/policies/lru.h"
 #include "gtest/gtest.h"
@@ -299,6 +300,82 @@ TEST(LruPolicy, AccessLogStaysBoundedByTheCacheNotTheStream) {
     }
     EXPECT_LE(peak, 4 * kCapacity + 4096) << "keys " << key_space;
   }
+}
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// Per token: `warm` keys accessed every token (twice in the first, so they are
+// re-hit before anything else arrives), then `fresh` new keys, each of which
+// comes back the next token with probability 1/2 (the lag-1 reuse of neuron
+// traces: a key's next access is a whole token's accesses later).
+uint64_t TokenBatchedHits(const std::string& policy, int capacity, int warm, int fresh,
+                          std::vector<CacheKey>* resident_warm) {
+  auto cache = NeuronCache::Create(
+      {.key_space = 1 << 20, .capacity_bytes = capacity, .policy = policy, .entry_bytes = 1});
+  EXPECT_TRUE(cache.ok()) << cache.status();
+  Random rng(5);
+  std::vector<CacheKey> last, now;
+  CacheKey next_key = warm;
+  for (int t = 0; t < 400; ++t) {
+    for (int pass = 0; pass < (t == 0 ? 2 : 1); ++pass) {
+      for (CacheKey k = 0; k < static_cast<CacheKey>(warm); ++k) (*cache)->Access(k, 1);
+    }
+    now.clear();
+    for (CacheKey k : last) {
+      if (rng.Uniform() < 0.5) now.push_back(k);
+    }
+    while (static_cast<int>(now.size()) < fresh) now.push_back(next_key++);
+    for (CacheKey k : now) (*cache)->Access(k, 1);
+    last = now;
+  }
+  for (CacheKey k = 0; k < static_cast<CacheKey>(warm); ++k) {
+    if ((*cache)->Contains(k)) resident_warm->push_back(k);
+  }
+  return (*cache)->stats().hits;
+}
+
+// Why LFU and SIEVE give identical results on neuron traces, generated or
+// recorded: a token's misses outnumber the room the keys already re-hit leave,
+// so every new key is evicted before its reuse a token later; no key re-hit
+// since its insertion is ever evicted (LFU's counts never decay, and SIEVE's
+// hand, always finding an unvisited new key ahead, never comes back to clear
+// the old ones); and both evict the oldest key never re-hit. They part only when
+// new keys live long enough to be re-hit and fill the cache.
+TEST(NeuronCache, LfuAndSieveCoincideWhenATokensMissesOutgrowTheRoomLeft) {
+  std::vector<CacheKey> lfu_warm, sieve_warm;
+  const uint64_t lfu = TokenBatchedHits("lfu", 40, 20, 50, &lfu_warm);
+  const uint64_t sieve = TokenBatchedHits("sieve", 40, 20, 50, &sieve_warm);
+  EXPECT_EQ(lfu, sieve);
+  EXPECT_EQ(lfu_warm.size(), 20u) << "a re-hit key was evicted";
+  EXPECT_EQ(sieve_warm.size(), 20u) << "a re-hit key was evicted";
+  EXPECT_LT(lfu - 400u * 20, 400u * 50 / 100)
+      << "new keys hardly ever hit: they leave before their reuse";
+  // Lag-1 reuse with room for a token's new keys coincides as well: the keys
+  // re-hit once are dead a few tokens later and clog both alike.
+  std::vector<CacheKey> unused;
+  EXPECT_EQ(TokenBatchedHits("lfu", 40, 4, 12, &unused),
+            TokenBatchedHits("sieve", 40, 4, 12, &unused));
+  // They part when new keys are re-hit before they could be evicted (here each
+  // access comes twice) and the keys in use change: LFU keeps the old ones,
+  // which were hit more often; SIEVE's hand, finding every new key visited,
+  // comes round and lets the old ones go.
+  auto phase_change_hits = [](const std::string& policy) {
+    auto cache = NeuronCache::Create(
+        {.key_space = 64, .capacity_bytes = 40, .policy = policy, .entry_bytes = 1});
+    for (int t = 0; t < 100; ++t) {
+      const CacheKey first = t < 50 ? 0 : 30;
+      for (CacheKey k = first; k < first + 30; ++k) {
+        (*cache)->Access(k, 1);
+        (*cache)->Access(k, 1);
+      }
+    }
+    return (*cache)->stats().hits;
+  };
+  EXPECT_GT(phase_change_hits("sieve"), phase_change_hits("lfu") + 40 * 30);
 }
 
 }  // namespace
