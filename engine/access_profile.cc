@@ -11,13 +11,12 @@ absl::StatusOr<ActivationProfile> ActivationProfile::Collect(TokenSource& source
                                                              AccessSet set) {
   ActivationProfile p;
   p.counts_.assign(indexer.key_space(), 0);
-  TokenActivations token;
   while (true) {
-    absl::StatusOr<bool> more = source.Next(&token);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
+    absl::StatusOr<const TokenActivations*> token = source.Next();
+    if (!token.ok()) return token.status();
+    if (*token == nullptr) break;
     ++p.tokens_;
-    ForEachAccess(token, indexer, set, [&](CacheKey k) { ++p.counts_[k]; });
+    ForEachAccess(**token, indexer, set, [&](CacheKey k) { ++p.counts_[k]; });
   }
   return p;
 }
@@ -50,13 +49,12 @@ absl::StatusOr<std::unique_ptr<TraceOracle>> TraceOracle::Collect(TokenSource& s
   auto oracle = std::make_unique<TraceOracle>();
   oracle->uses_.resize(indexer.key_space());
   oracle->cursor_.assign(indexer.key_space(), 0);
-  TokenActivations token;
   uint32_t t = 0;
   while (true) {
-    absl::StatusOr<bool> more = source.Next(&token);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    ForEachAccess(token, indexer, set, [&](CacheKey k) {
+    absl::StatusOr<const TokenActivations*> token = source.Next();
+    if (!token.ok()) return token.status();
+    if (*token == nullptr) break;
+    ForEachAccess(**token, indexer, set, [&](CacheKey k) {
       std::vector<uint32_t>& u = oracle->uses_[k];
       if (u.empty() || u.back() != t) u.push_back(t);
     });

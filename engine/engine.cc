@@ -77,15 +77,15 @@ void Engine::NextStep() {
     finished_ = true;
     return;
   }
-  absl::StatusOr<bool> more = source_->Next(&token_);
-  if (!more.ok()) return Fail(more.status());
-  if (!*more) {
+  absl::StatusOr<const TokenActivations*> token = source_->Next();
+  if (!token.ok()) return Fail(token.status());
+  if (*token == nullptr) {
     finished_ = true;
     return;
   }
   plan_.Clear();
   Snapshot();
-  RunPlan(strategy_->PlanToken(token_, options_.prompt_tokens + static_cast<int>(step_), &plan_));
+  RunPlan(strategy_->PlanToken(**token, options_.prompt_tokens + static_cast<int>(step_), &plan_));
 }
 
 void Engine::Snapshot() {
@@ -134,10 +134,11 @@ void Engine::MakeReady(NodeId id, NodeId pred) {
 void Engine::OnReadDone(uint64_t tag, bool ok) {
   if (!ok) {
     const FlashRead& r = plan_.nodes()[static_cast<NodeId>(tag)].read;
-    return Fail(absl::DataLossError(absl::StrCat(
-        "flash read failed at step ", step_, " (a batch of ", r.count, " reads of ",
-        r.request_bytes, " bytes): the device returned an error or a short read; the run "
-        "was stopped and nothing it read is used")));
+    return Fail(absl::DataLossError(
+        absl::StrCat("flash read failed at step ", step_, " (a batch of ", r.count, " reads of ",
+                     r.request_bytes,
+                     " bytes): the device returned an error or a short read; the run "
+                     "was stopped and nothing it read is used")));
   }
   Complete(static_cast<NodeId>(tag));
 }

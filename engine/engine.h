@@ -86,7 +86,6 @@ class Engine : public CompletionSink {
   TokenSource* source_;
   EngineOptions options_;
   WorkPlan plan_;
-  TokenActivations token_;
   NodeId last_ = kNoNode;
   size_t completed_ = 0;
   int64_t step_ = -1;  // -1 = prefill

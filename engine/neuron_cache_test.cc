@@ -166,6 +166,25 @@ TEST(NeuronCache, SlidingWindowKeepsTheMostUsedKeysBeyondIt) {
   EXPECT_EQ(run({}), 0u);    // oldest first: 9 went first
 }
 
+// A key hit after it left the window is no longer a victim: once the current
+// token has used every cached key, a new key is not kept (it used to evict
+// one the token had just used, as if the hit key still waited in the archive).
+TEST(NeuronCache, SlidingWindowNeverEvictsAKeyTheTokenUsedAfterItReturned) {
+  auto cache = NeuronCache::Create({.key_space = 16,
+                                    .capacity_bytes = 2,
+                                    .policy = "window",
+                                    .entry_bytes = 1,
+                                    .window_tokens = 0});
+  ASSERT_TRUE(cache.ok());
+  for (CacheKey k : {1, 2}) (*cache)->Access(k, 1);
+  (*cache)->OnTokenEnd();  // 1 and 2 leave the window, still cached
+  for (CacheKey k : {1, 2, 3}) (*cache)->Access(k, 1);
+  EXPECT_EQ((*cache)->stats().hits, 2u);
+  EXPECT_TRUE((*cache)->Contains(1));
+  EXPECT_TRUE((*cache)->Contains(2));
+  EXPECT_FALSE((*cache)->Contains(3)) << "3 evicted a key this token used";
+}
+
 // LFU (ties to the least recently used) against a brute-force reference.
 TEST(NeuronCache, LfuMatchesBruteForce) {
   auto cache = Cache("lfu", 10);

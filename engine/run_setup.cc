@@ -59,11 +59,11 @@ class RunSource : public TokenSource {
   RunSource(std::unique_ptr<TokenSource> inner, uint64_t limit, TraceOracle* oracle)
       : inner_(std::move(inner)), limit_(limit), oracle_(oracle) {}
   const TraceHeader& header() const override { return inner_->header(); }
-  absl::StatusOr<bool> Next(TokenActivations* t) override {
-    if (done_ >= limit_) return false;
+  absl::StatusOr<const TokenActivations*> Next() override {
+    if (done_ >= limit_) return nullptr;
     if (oracle_) oracle_->SetToken(static_cast<uint32_t>(done_));
     ++done_;
-    return inner_->Next(t);
+    return inner_->Next();
   }
 
  private:

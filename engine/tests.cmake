@@ -1,2 +1,3 @@
-sf_test(engine_test SOURCES neuron_cache_test.cc weight_file_test.cc LIBS sf_engine)
+sf_test(engine_test SOURCES neuron_cache_test.cc policies/weight_queue_test.cc weight_file_test.cc
+        LIBS sf_engine)
 sf_benchmark(neuron_cache_benchmark SOURCES neuron_cache_benchmark.cc LIBS sf_engine sf_traces)

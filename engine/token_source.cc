@@ -12,10 +12,15 @@ class TraceFileSource : public TokenSource {
  public:
   explicit TraceFileSource(std::unique_ptr<TraceReader> reader) : reader_(std::move(reader)) {}
   const TraceHeader& header() const override { return reader_->header(); }
-  absl::StatusOr<bool> Next(TokenActivations* token) override { return reader_->Next(token); }
+  absl::StatusOr<const TokenActivations*> Next() override {
+    absl::StatusOr<bool> more = reader_->Next(&token_);
+    if (!more.ok()) return more.status();
+    return *more ? &token_ : nullptr;
+  }
 
  private:
   std::unique_ptr<TraceReader> reader_;
+  TokenActivations token_;
 };
 
 class GeneratorSource : public TokenSource {
@@ -23,10 +28,13 @@ class GeneratorSource : public TokenSource {
   GeneratorSource(const ModelSpec& model, const GeneratorOptions& options)
       : generator_(model, options) {}
   const TraceHeader& header() const override { return generator_.header(); }
-  absl::StatusOr<bool> Next(TokenActivations* token) override { return generator_.Next(token); }
+  absl::StatusOr<const TokenActivations*> Next() override {
+    return generator_.Next(&token_) ? &token_ : nullptr;
+  }
 
  private:
   TraceGenerator generator_;
+  TokenActivations token_;
 };
 
 class MemorySource : public TokenSource {
@@ -34,10 +42,9 @@ class MemorySource : public TokenSource {
   MemorySource(std::shared_ptr<const TokenTrace> trace, uint64_t tokens)
       : trace_(std::move(trace)), left_(std::min<uint64_t>(tokens, trace_->tokens.size())) {}
   const TraceHeader& header() const override { return trace_->header; }
-  absl::StatusOr<bool> Next(TokenActivations* token) override {
-    if (next_ >= left_) return false;
-    *token = trace_->tokens[next_++];
-    return true;
+  absl::StatusOr<const TokenActivations*> Next() override {
+    if (next_ >= left_) return nullptr;
+    return &trace_->tokens[next_++];
   }
 
  private:
@@ -49,10 +56,13 @@ class StepSource : public TokenSource {
  public:
   explicit StepSource(int steps) : left_(steps) {}
   const TraceHeader& header() const override { return header_; }
-  absl::StatusOr<bool> Next(TokenActivations*) override { return left_-- > 0; }
+  absl::StatusOr<const TokenActivations*> Next() override {
+    return left_-- > 0 ? &empty_ : nullptr;
+  }
 
  private:
   TraceHeader header_;
+  TokenActivations empty_;
   int left_;
 };
 
@@ -75,19 +85,15 @@ std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_
 }
 
 absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
-                                                                   uint64_t seed, uint64_t tokens) {
+                                                                     uint64_t seed,
+                                                                     uint64_t tokens) {
   auto trace = std::make_shared<TokenTrace>();
   trace->seed = seed;
   TraceGenerator generator(model, {.seed = seed, .tokens = tokens});
   trace->header = generator.header();
   trace->tokens.reserve(tokens);
   TokenActivations token;
-  for (;;) {
-    absl::StatusOr<bool> more = generator.Next(&token);
-    if (!more.ok()) return more.status();
-    if (!*more) break;
-    trace->tokens.push_back(token);
-  }
+  while (generator.Next(&token)) trace->tokens.push_back(token);
   return std::shared_ptr<const TokenTrace>(std::move(trace));
 }
 

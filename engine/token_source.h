@@ -18,8 +18,9 @@ class TokenSource {
  public:
   virtual ~TokenSource() = default;
   virtual const TraceHeader& header() const = 0;
-  // Fills the next token; false at the end.
-  virtual absl::StatusOr<bool> Next(TokenActivations* token) = 0;
+  // The next token, valid until the next call (no copy: a sweep's runs read
+  // one shared trace); nullptr at the end.
+  virtual absl::StatusOr<const TokenActivations*> Next() = 0;
 };
 
 absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& path);
@@ -35,7 +36,8 @@ struct TokenTrace {
   std::vector<TokenActivations> tokens;
 };
 absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
-                                                                   uint64_t seed, uint64_t tokens);
+                                                                     uint64_t seed,
+                                                                     uint64_t tokens);
 // Its first `tokens` tokens.
 std::unique_ptr<TokenSource> MakeMemorySource(std::shared_ptr<const TokenTrace> trace,
                                               uint64_t tokens);

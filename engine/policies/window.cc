@@ -5,12 +5,11 @@
 // (the offline profile's frequency when given, so the most used neurons
 // persist), oldest first among equals. When even the window does not fit, the
 // least recently used key of it goes, but never one the current token used.
-#include <queue>
-#include <tuple>
 #include <vector>
 
 #include "common/index_list.h"
 #include "engine/policies/policies.h"
+#include "engine/policies/weight_queue.h"
 
 namespace sparseflash {
 namespace {
@@ -20,14 +19,12 @@ class SlidingWindow : public EvictionPolicy {
   SlidingWindow(uint32_t keys, int window, std::vector<float> weight)
       : order_(keys),
         last_token_(keys, 0),
-        archived_(keys, 0),
-        stamp_(keys, 0),
-        weight_(std::move(weight)),
+        archive_(keys, weight),
         window_(window < 0 ? 0 : window) {}
 
   void OnHit(CacheKey key) override {
-    if (archived_[key]) {
-      archived_[key] = 0;  // its archive entry is now stale
+    if (archive_.contains(key)) {
+      archive_.Remove(key);
       order_.PushFront(key);
     } else {
       order_.MoveToFront(key);
@@ -39,7 +36,7 @@ class SlidingWindow : public EvictionPolicy {
     last_token_[key] = token_;
   }
   CacheKey Evict() override {
-    if (CacheKey key; PopArchive(&key)) return key;
+    if (!archive_.empty()) return archive_.Pop();
     CacheKey victim = order_.back();
     order_.Unlink(victim);
     return victim;
@@ -47,7 +44,7 @@ class SlidingWindow : public EvictionPolicy {
   // Preallocated rows (LLM in a Flash 3.3): a key the current token used never
   // makes room; the new one is then used once and not kept.
   bool HasVictim() const override {
-    return live_archived_ > 0 || (!order_.empty() && last_token_[order_.back()] < token_);
+    return !archive_.empty() || (!order_.empty() && last_token_[order_.back()] < token_);
   }
   // Keys leaving the window move to the archive; they stay until room is needed.
   void OnTokenEnd() override {
@@ -55,39 +52,14 @@ class SlidingWindow : public EvictionPolicy {
     while (!order_.empty() && token_ - last_token_[order_.back()] > uint32_t(window_)) {
       const CacheKey key = order_.back();
       order_.Unlink(key);
-      archived_[key] = 1;
-      ++live_archived_;
-      archive_.push({Weight(key), ++seq_, key});
-      stamp_[key] = seq_;
+      archive_.Push(key);
     }
   }
 
  private:
-  float Weight(CacheKey key) const { return key < weight_.size() ? weight_[key] : 0.0f; }
-
-  // The archived key of smallest weight (oldest first), skipping stale entries.
-  bool PopArchive(CacheKey* key) {
-    while (!archive_.empty()) {
-      const auto [w, seq, k] = archive_.top();
-      archive_.pop();
-      if (!archived_[k] || stamp_[k] != seq) continue;
-      archived_[k] = 0;
-      --live_archived_;
-      *key = k;
-      return true;
-    }
-    return false;
-  }
-
-  using Entry = std::tuple<float, uint64_t, CacheKey>;  // weight, age, key
   IndexList order_;  // keys in the window, most recent first
   std::vector<uint32_t> last_token_;
-  std::vector<uint8_t> archived_;
-  std::vector<uint64_t> stamp_;  // the live archive entry of each key
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> archive_;
-  std::vector<float> weight_;
-  uint64_t seq_ = 0;
-  int64_t live_archived_ = 0;
+  WeightQueue archive_;  // keys that left the window, lightest first
   uint32_t token_ = 0;
   int window_;
 };
