@@ -1,7 +1,9 @@
 #include "tools/sweep_grid.h"
 
 #include <filesystem>
+#include <fstream>
 #include <set>
+#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -47,6 +49,21 @@ TEST(SweepGrid, ExpandsTheProductOfEachGrid) {
   EXPECT_EQ(last.tokens, 16u);
   EXPECT_EQ(plan->jobs.front().memory_bytes, int64_t{8} << 30);  // bytes, then fractions
   EXPECT_DOUBLE_EQ(plan->jobs[1].memory_fraction, 0.5);
+}
+
+// The shipped sweep files expand to what their comments say, every job distinct
+// (the 10,000-configuration file is the simulator's speed benchmark).
+TEST(SweepGrid, ShippedSweepFilesExpandAsTheySay) {
+  for (const auto& [file, jobs] : std::vector<std::pair<std::string, size_t>>{
+           {"sweeps/mistral-10k.textproto", 10000}, {"sweeps/mistral-500.textproto", 500}}) {
+    std::ifstream in(file);
+    ASSERT_TRUE(in.good()) << file << " is missing (run the tests from the repository root)";
+    std::stringstream text;
+    text << in.rdbuf();
+    absl::StatusOr<SweepPlan> plan = ParseSweep(text.str(), file, "sweeps");
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    EXPECT_EQ(plan->jobs.size(), jobs) << file;
+  }
 }
 
 TEST(SweepGrid, AConfigurationInTwoGridsRunsOnce) {
