@@ -26,6 +26,10 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
   if (options.key_space == 0) {
     return absl::InvalidArgumentError("neuron cache needs key_space > 0 (dense neuron keys)");
   }
+  if (options.key_space > kMaxKeySpace) {
+    return absl::InvalidArgumentError(absl::StrCat("neuron cache key space ", options.key_space,
+                                                   " is above the most keys, ", kMaxKeySpace));
+  }
   PolicyOptions p;
   p.key_space = options.key_space;
   p.capacity_entries = options.capacity_bytes / std::max<int64_t>(1, options.entry_bytes);

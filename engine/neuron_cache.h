@@ -24,6 +24,10 @@ class AdmissionPolicy {
   virtual bool Admit(CacheKey key, int64_t bytes) = 0;
 };
 
+// The most keys a cache takes (policies keep 32-bit positions of a few entries
+// per key); a model has a few million neurons.
+inline constexpr uint32_t kMaxKeySpace = uint32_t{1} << 29;
+
 struct NeuronCacheOptions {
   uint32_t key_space = 0;                // keys are dense indices in [0, key_space)
   int64_t capacity_bytes = 0;            // budget of this cache (region), bytes

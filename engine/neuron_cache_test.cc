@@ -254,6 +254,13 @@ TEST(NeuronCache, UnknownPolicyListsKnownOnes) {
 
 TEST(NeuronCache, NeedsAKeySpace) { EXPECT_FALSE(NeuronCache::Create({.capacity_bytes = 4}).ok()); }
 
+TEST(NeuronCache, RefusesMoreKeysThanItsPositionsCover) {
+  absl::StatusOr<std::unique_ptr<NeuronCache>> cache =
+      NeuronCache::Create({.key_space = kMaxKeySpace + 1, .capacity_bytes = 4});
+  ASSERT_FALSE(cache.ok());
+  EXPECT_NE(cache.status().message().find("key space"), std::string::npos) << cache.status();
+}
+
 TEST(NeuronIndexer, RoundTrips) {
   NeuronIndexer index(32, 8, 14336);
   EXPECT_EQ(index.key_space(), 32u * 8 * 14336);

@@ -1,7 +1,7 @@
 // LRU: evicts the least recently used key. Exact LRU kept as an access log: a
-// hit writes the key's latest log position and appends the key (one random
-// write, no neighbours to relink); eviction pops the log's front, skipping
-// entries superseded by a later access. The log is compacted when superseded
+// hit writes the key's latest log position (32 bits, to halve the random
+// traffic) and appends the key (one random write, no neighbours to relink); eviction pops the log's
+// front, skipping entries superseded by a later access. The log is compacted when superseded
 // entries outnumber live ones or when evictions have consumed half of it, so it
 // stays within a small multiple of the cache's entries. Declared here (final) so the neuron cache
 // can call it without a virtual call on its hottest path.
@@ -31,7 +31,7 @@ class LruPolicy final : public EvictionPolicy {
     while (true) {
       if (head_ + 8 < log_.size()) __builtin_prefetch(&pos_[log_[head_ + 8]]);
       const CacheKey key = log_[head_];
-      const uint64_t at = base_ + head_++;
+      const uint32_t at = static_cast<uint32_t>(head_++);
       if (pos_[key] == at) {
         pos_[key] = kAbsent;
         --live_;
@@ -41,34 +41,35 @@ class LruPolicy final : public EvictionPolicy {
   }
 
  private:
-  static constexpr uint64_t kAbsent = ~uint64_t{0};
+  static constexpr uint32_t kAbsent = ~uint32_t{0};
 
   void Append(CacheKey key) {
-    pos_[key] = base_ + log_.size();
+    pos_[key] = static_cast<uint32_t>(log_.size());
     log_.push_back(key);
     // Re-references pile up behind the head, and misses consume the front:
     // either way compaction keeps the log bounded (amortised O(1) per access).
     if (log_.size() - head_ > 2 * live_ + 1024 || head_ > log_.size() / 2 + 1024) Compact();
   }
+  // Keeps the live entries, in order, from position 0. Every cached key's
+  // position is rewritten, and a key not cached holds kAbsent, so no old
+  // position can be mistaken for a new one (the log stays far below 2^32
+  // entries: a small multiple of the cache's).
   void Compact() {
-    const uint64_t new_base = base_ + log_.size();
     size_t out = 0;
     for (size_t i = head_; i < log_.size(); ++i) {
       const CacheKey key = log_[i];
-      if (pos_[key] == base_ + i) {
-        pos_[key] = new_base + out;
+      if (pos_[key] == i) {
+        pos_[key] = static_cast<uint32_t>(out);
         log_[out++] = key;
       }
     }
     log_.resize(out);
-    base_ = new_base;
     head_ = 0;
   }
 
-  std::vector<uint64_t> pos_;  // absolute log position of each key's latest access
+  std::vector<uint32_t> pos_;  // log position of each key's latest access
   std::vector<CacheKey> log_;  // accesses, oldest first, from head_
   size_t head_ = 0;
-  uint64_t base_ = 0;  // absolute position of log_[0]
   size_t live_ = 0;
 };
 
