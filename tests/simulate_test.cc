@@ -12,11 +12,9 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "sim/simulator.h"
-#include "tests/repo_data.h"
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
 #include "traces/test_util.h"
-#include "traces/text_format.h"
 
 namespace sparseflash {
 namespace {
@@ -91,36 +89,6 @@ TEST(Simulate, BeladyBoundsTheOtherPolicies) {
   belady = hit["belady"];
   for (const auto& [policy, rate] : hit) EXPECT_LE(rate, belady + 1e-9) << policy;
   EXPECT_GT(hit["lru"], hit["static"]);  // the cold region adapts; a static set cannot
-}
-
-// LFU and SIEVE coincide on recorded traces too, not only on generated ones
-// (the mechanism: NeuronCache.LfuAndSieveCoincideWhenATokensMissesOutgrowTheRoomLeft):
-// on the TinyStories recordings every budget gives them the same hits, while
-// LRU's differ.
-TEST(Simulate, LfuAndSieveCoincideOnTheRecordedTinyStoriesTraces) {
-  const ModelSpec model = *LoadModel("tinystories-relu-260k");
-  const std::string trace = TempPath("tinystories_golden.trace");
-  ASSERT_TRUE(
-      ImportTextTrace(testing::RepoData("tinystories-relu-260k/golden/greedy_from_bos.trace.txt"),
-                      ShapeOf(model), {}, trace, {.overwrite = true})
-          .ok());
-  bool lru_differs = false;
-  for (double share : {0.2, 0.3, 0.5}) {
-    std::map<std::string, double> hits;
-    for (const char* policy : {"lfu", "sieve", "lru"}) {
-      SimulationConfig c = Config("powerinfer2", "tinystories-relu-260k");
-      c.trace_path = trace;
-      c.tokens = 64;
-      c.ffn_resident = share;
-      c.policy = policy;
-      absl::StatusOr<SimulationResult> r = Simulate(c);
-      ASSERT_TRUE(r.ok()) << policy << ": " << r.status();
-      hits[policy] = Summarize(r->record).hit_rate;
-    }
-    EXPECT_EQ(hits["lfu"], hits["sieve"]) << "FFN share " << share;
-    lru_differs |= hits["lru"] != hits["lfu"];
-  }
-  EXPECT_TRUE(lru_differs) << "the trace must tell some policies apart";
 }
 
 TEST(Simulate, MoreCacheMeansFewerFlashBytes) {
