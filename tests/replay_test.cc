@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -121,11 +122,16 @@ TEST(Replay, ResidentMemoryStaysWithinTheBudget) {
   ASSERT_TRUE(real.ok()) << real.status();
   const int64_t budget = real->memory.resident_bytes + real->memory.cache_bytes;
   const int64_t growth = real->peak_rss_bytes - before;
+  std::filesystem::remove(weights);
   ASSERT_GT(budget, 30'000'000);
   EXPECT_GT(growth, budget / 2) << "the budget was not allocated for real";
+  if (std::getenv("SF_TEST_EMULATOR") != nullptr) {
+    // Measured on arm64 under qemu: 39 MB above the budget where x86 grows by 7 MB.
+    GTEST_SKIP() << "an emulator's own memory (the code it translates as the run goes) counts in "
+                    "the resident set; the bound holds on native runs";
+  }
   EXPECT_LE(growth, budget + kRealRunOverheadBytes)
       << "grew " << growth << " for a budget of " << budget;
-  std::filesystem::remove(weights);
 }
 
 // llamacpp with mmap=true reads as llama.cpp does, through the kernel: the
