@@ -46,28 +46,49 @@ std::vector<CacheKey> ActivationProfile::Ranked() const {
 absl::StatusOr<std::unique_ptr<TraceOracle>> TraceOracle::Collect(TokenSource& source,
                                                                   const NeuronIndexer& indexer,
                                                                   AccessSet set) {
-  auto oracle = std::make_unique<TraceOracle>();
-  oracle->uses_.resize(indexer.key_space());
-  oracle->cursor_.assign(indexer.key_space(), 0);
+  // One pass keeps each token's distinct keys; a counting sort then lays them
+  // out key by key.
+  const size_t keys = indexer.key_space();
+  std::vector<CacheKey> accessed;
+  std::vector<uint32_t> token_end;  // per token: one past its last entry of `accessed`
+  std::vector<uint32_t> last(keys, UINT32_MAX);
   uint32_t t = 0;
   while (true) {
     absl::StatusOr<const TokenActivations*> token = source.Next();
     if (!token.ok()) return token.status();
     if (*token == nullptr) break;
     ForEachAccess(**token, indexer, set, [&](CacheKey k) {
-      std::vector<uint32_t>& u = oracle->uses_[k];
-      if (u.empty() || u.back() != t) u.push_back(t);
+      if (last[k] == t) return;
+      last[k] = t;
+      accessed.push_back(k);
     });
+    if (accessed.size() > UINT32_MAX) {
+      return absl::ResourceExhaustedError("belady: the trace has more than 2^32 accesses");
+    }
+    token_end.push_back(static_cast<uint32_t>(accessed.size()));
     ++t;
+  }
+  auto oracle = std::make_unique<TraceOracle>();
+  oracle->span_.assign(keys, {0, 0});
+  for (CacheKey k : accessed) ++oracle->span_[k].end;
+  uint32_t at = 0;
+  for (Span& s : oracle->span_) {
+    s.next = at;
+    at += s.end;
+    s.end = s.next;  // the fill below advances it to one past the key's last use
+  }
+  oracle->uses_.resize(accessed.size());
+  size_t i = 0;
+  for (uint32_t tok = 0; tok < token_end.size(); ++tok) {
+    for (; i < token_end[tok]; ++i) oracle->uses_[oracle->span_[accessed[i]].end++] = tok;
   }
   return oracle;
 }
 
 uint32_t TraceOracle::NextUse(CacheKey key) const {
-  const std::vector<uint32_t>& u = uses_[key];
-  uint32_t& c = cursor_[key];
-  while (c < u.size() && u[c] <= token_) ++c;
-  return c < u.size() ? u[c] : UINT32_MAX;
+  Span& s = span_[key];
+  while (s.next < s.end && uses_[s.next] <= token_) ++s.next;
+  return s.next < s.end ? uses_[s.next] : UINT32_MAX;
 }
 
 }  // namespace sparseflash

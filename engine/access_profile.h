@@ -35,7 +35,8 @@ class ActivationProfile {
   uint64_t tokens_ = 0;
 };
 
-// The future of the run: for each key the tokens at which it is accessed.
+// The future of the run: for each key the tokens at which it is accessed, in
+// one array (keys' runs back to back) so a lookup touches two cache lines.
 class TraceOracle : public AccessOracle {
  public:
   static absl::StatusOr<std::unique_ptr<TraceOracle>> Collect(TokenSource& source,
@@ -46,8 +47,12 @@ class TraceOracle : public AccessOracle {
   uint32_t NextUse(CacheKey key) const override;
 
  private:
-  std::vector<std::vector<uint32_t>> uses_;
-  mutable std::vector<uint32_t> cursor_;
+  struct Span {
+    uint32_t next;  // index in uses_ of the first use not yet passed
+    uint32_t end;   // one past the key's last use
+  };
+  std::vector<uint32_t> uses_;      // tokens of each key's uses, key by key, ascending
+  mutable std::vector<Span> span_;  // per key
   uint32_t token_ = 0;
 };
 

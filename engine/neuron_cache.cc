@@ -9,7 +9,6 @@ NeuronCache::NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPol
     : options_(std::move(options)),
       policy_(std::move(policy)),
       admission_(std::move(admission)),
-      sizes_(options_.key_space, 0),
       present_((options_.key_space + 63) / 64, 0) {
   lru_ = dynamic_cast<LruPolicy*>(policy_.get());
 }
@@ -55,8 +54,7 @@ void NeuronCache::Insert(CacheKey key, int64_t bytes) {
 bool NeuronCache::Preload(CacheKey key, int64_t bytes) {
   if (Contains(key)) return true;
   if (bytes <= 0 || bytes > UINT32_MAX || used_ + bytes > options_.capacity_bytes) return false;
-  sizes_[key] = static_cast<uint32_t>(bytes);
-  Mark(key, true);
+  Store(key, static_cast<uint32_t>(bytes));
   ++entries_;
   used_ += bytes;
   policy_->OnInsert(key);
@@ -73,8 +71,8 @@ void NeuronCache::OnTokenEnd() {
 }
 
 void NeuronCache::Drop(CacheKey key) {
-  used_ -= sizes_[key];
-  sizes_[key] = 0;
+  used_ -= SizeOf(key);
+  if (!sizes_.empty()) sizes_[key] = 0;
   Mark(key, false);
   --entries_;
   if (drop_listener_) drop_listener_(key);
@@ -89,12 +87,28 @@ void NeuronCache::Admit(CacheKey key, int64_t bytes) {
     Drop(policy_->Evict());
     ++stats_.evictions;
   }
-  sizes_[key] = static_cast<uint32_t>(bytes);
-  Mark(key, true);
+  Store(key, static_cast<uint32_t>(bytes));
   ++entries_;
   used_ += bytes;
   policy_->OnInsert(key);
   ++stats_.insertions;
+}
+
+void NeuronCache::Store(CacheKey key, uint32_t bytes) {
+  if (sizes_.empty()) {
+    if (uniform_bytes_ == 0 || entries_ == 0) uniform_bytes_ = bytes;
+    if (bytes != uniform_bytes_) {
+      // A second size: every present key so far has the uniform one.
+      sizes_.assign(options_.key_space, 0);
+      for (size_t w = 0; w < present_.size(); ++w) {
+        for (uint64_t bits = present_[w]; bits != 0; bits &= bits - 1) {
+          sizes_[w * 64 + static_cast<size_t>(__builtin_ctzll(bits))] = uniform_bytes_;
+        }
+      }
+    }
+  }
+  if (!sizes_.empty()) sizes_[key] = bytes;
+  Mark(key, true);
 }
 
 }  // namespace sparseflash

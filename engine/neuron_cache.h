@@ -104,6 +104,9 @@ class NeuronCache {
               std::unique_ptr<AdmissionPolicy> admission);
   void Admit(CacheKey key, int64_t bytes);
   void Drop(CacheKey key);
+  // Records `bytes` as `key`'s size and marks it present.
+  void Store(CacheKey key, uint32_t bytes);
+  uint32_t SizeOf(CacheKey key) const { return sizes_.empty() ? uniform_bytes_ : sizes_[key]; }
 
   NeuronCacheOptions options_;
   std::unique_ptr<EvictionPolicy> policy_;
@@ -118,7 +121,10 @@ class NeuronCache {
     }
   }
 
-  std::vector<uint32_t> sizes_;    // bytes of each resident key; 0 = absent
+  // Entries usually share one size: it is kept once, and a per-key array (an
+  // extra cache miss per eviction) only once a second size arrives.
+  uint32_t uniform_bytes_ = 0;     // the size of every entry while sizes_ is empty; 0 = none yet
+  std::vector<uint32_t> sizes_;    // bytes of each resident key (0 = absent), or empty
   std::vector<uint64_t> present_;  // residency bits (the hot path: small, cache-friendly)
   size_t entries_ = 0;
   int64_t used_ = 0;

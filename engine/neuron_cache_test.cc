@@ -226,6 +226,27 @@ TEST(NeuronCache, ByteBudgetBoundsEntries) {
   EXPECT_EQ(cache->stats().evictions, 3u);
 }
 
+// Entries of one size keep no per-key sizes; a second size must still be
+// accounted exactly for the keys cached before it arrived.
+TEST(NeuronCache, MixedEntrySizesKeepTheByteCountExact) {
+  auto cache = Cache("lru", 12);
+  for (CacheKey k = 0; k < 3; ++k) cache->Access(k, 4);  // 12 bytes of 4-byte entries
+  cache->Access(3, 2);                                   // evicts key 0 (4 bytes): 10 bytes
+  EXPECT_EQ(cache->used_bytes(), 10);
+  cache->Access(4, 6);  // evicts key 1: 4 + 2 + 6 bytes
+  EXPECT_EQ(cache->used_bytes(), 12);
+  EXPECT_EQ(cache->entries(), 3u);
+  cache->Access(5, 4);  // evicts key 2: 2 + 6 + 4 bytes
+  EXPECT_EQ(cache->used_bytes(), 12);
+  cache->Access(6, 4);  // evicts key 3 (2 bytes) and key 4 (6 bytes)
+  EXPECT_EQ(cache->used_bytes(), 8);
+  EXPECT_EQ(cache->entries(), 2u);
+  EXPECT_TRUE(cache->Contains(5));
+  EXPECT_TRUE(cache->Contains(6));
+  EXPECT_FALSE(cache->Contains(4));
+  EXPECT_EQ(cache->stats().evictions, 5u);
+}
+
 TEST(NeuronCache, TooLargeIsRejectedNotCached) {
   auto cache = Cache("lru", 3);
   EXPECT_FALSE(cache->Access(7, 4));

@@ -19,11 +19,12 @@ absl::StatusOr<std::unique_ptr<SegmentedCache>> SegmentedCache::Create(
   }
   auto cache = std::unique_ptr<SegmentedCache>(new SegmentedCache());
   cache->options_ = o;
-  cache->hot_.assign(o.key_space, false);
+  cache->hot_.assign((static_cast<size_t>(o.key_space) + 63) / 64, 0);
   const int64_t hot_capacity = static_cast<int64_t>(o.hot_share * o.capacity_bytes);
   size_t next = 0;
   while (next < ranked.size() && cache->hot_bytes_ + o.neuron_bytes <= hot_capacity) {
-    cache->hot_[ranked[next++]] = true;
+    const CacheKey k = ranked[next++];
+    cache->hot_[k >> 6] |= uint64_t{1} << (k & 63);
     cache->hot_bytes_ += o.neuron_bytes;
   }
   NeuronCacheOptions cold;
@@ -49,7 +50,7 @@ absl::StatusOr<std::unique_ptr<SegmentedCache>> SegmentedCache::Create(
     while (next < ranked.size() && take(ranked[next])) ++next;
   } else if (o.warm == WarmOrder::kIndex) {
     for (CacheKey k = 0; k < o.key_space; ++k) {
-      if (!cache->hot_[k] && !take(k)) break;
+      if (!cache->hot(k) && !take(k)) break;
     }
   }
   for (auto it = warm.rbegin(); it != warm.rend(); ++it) {

@@ -39,18 +39,30 @@ class SegmentedCache {
   // Counts an access; true if the neuron is resident (hot or cold).
   bool Lookup(CacheKey key) {
     ++accesses_;
-    if (hot_[key]) {
+    if (hot(key)) {
       ++hot_hits_;
       return true;
     }
     return cold_->Lookup(key);
+  }
+  // Lookup of a key known not to be hot.
+  bool LookupCold(CacheKey key) {
+    ++accesses_;
+    return cold_->Lookup(key);
+  }
+  // Counts `n` accesses of hot keys (Lookup of each, in bulk).
+  void CountHotHits(uint64_t n) {
+    accesses_ += n;
+    hot_hits_ += n;
   }
   void Prefetch(CacheKey key) const { cold_->Prefetch(key); }
   // A missing neuron was read in full: offer it to the cold region.
   void Fetched(CacheKey key) { cold_->Insert(key, options_.neuron_bytes); }
   void OnTokenEnd() { cold_->OnTokenEnd(); }
 
-  bool hot(CacheKey key) const { return hot_[key]; }
+  bool hot(CacheKey key) const { return (hot_[key >> 6] >> (key & 63)) & 1; }
+  // The hot region as one bit per key.
+  const std::vector<uint64_t>& hot_bits() const { return hot_; }
   uint64_t hits() const { return hot_hits_ + cold_->stats().hits; }
   uint64_t accesses() const { return accesses_; }
   int64_t hot_bytes() const { return hot_bytes_; }
@@ -58,7 +70,7 @@ class SegmentedCache {
 
  private:
   SegmentedCacheOptions options_;
-  std::vector<bool> hot_;
+  std::vector<uint64_t> hot_;  // bit per key
   int64_t hot_bytes_ = 0;
   std::unique_ptr<NeuronCache> cold_;
   uint64_t accesses_ = 0;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -16,36 +17,110 @@ namespace sparseflash {
 
 enum class Residency { kMissing, kResident, kElsewhere };
 
+// Sorted neuron ids as bits of a bitset the caller keeps (grown as needed);
+// UnmarkIds clears exactly the words MarkIds touched.
+void MarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
+void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
+// The 64 bits of `bits` from bit `at` on; bits past the end read as 0.
+inline uint64_t BitsFrom(const std::vector<uint64_t>& bits, uint64_t at) {
+  const size_t w = at >> 6;
+  const unsigned shift = at & 63;
+  const uint64_t low = w < bits.size() ? bits[w] >> shift : 0;
+  const uint64_t high = shift != 0 && w + 1 < bits.size() ? bits[w + 1] << (64 - shift) : 0;
+  return low | high;
+}
+
+namespace internal {
+// Counts one classified neuron and reads a missing one's bundle if it must be.
+template <typename Fetched>
+void CountNeuron(Residency r, bool gate, CacheKey key, bool second_conditional, int64_t n[4],
+                 Fetched& fetched) {
+  if (r == Residency::kElsewhere) return;
+  const bool missing = r == Residency::kMissing;
+  // Indexed by missing x 2 + gate zero, the order of FfnCounts' fields.
+  ++n[(missing ? 2 : 0) + (gate ? 0 : 1)];
+  if (missing && (gate || !second_conditional)) fetched(key);
+}
+inline FfnCounts ToCounts(const int64_t n[4]) {
+  return {.resident_active = n[0],
+          .resident_gate_zero = n[1],
+          .missing_active = n[2],
+          .missing_gate_zero = n[3]};
+}
+}  // namespace internal
+
 // `resident(key)` looks a neuron up (counting hit or miss) and says whether this
 // planner computes it (kElsewhere: another unit does, e.g. the NPU's hot rows);
 // `fetched(key)` is called for each missing neuron whose whole bundle is read (all of them unless
-// the second part is conditional, then those with a non-zero gate).
+// the second part is conditional, then those with a non-zero gate). A neuron's
+// gate is non-zero when it is active or gate-only.
 template <typename Resident, typename Fetched, typename Prefetch>
 FfnCounts ClassifyNeurons(const std::vector<uint32_t>& predicted, const NeuronSet& set,
                           uint32_t key_base, bool second_conditional, Resident&& resident,
                           Fetched&& fetched, Prefetch&& prefetch) {
-  FfnCounts c;
-  size_t a = 0, g = 0;
+  // A bit test per neuron instead of merging two sorted lists: the merge's
+  // data-dependent branches were the loop's cost.
+  static thread_local std::vector<uint64_t> active, gate_only;
+  MarkIds(set.active, &active);
+  MarkIds(set.gate_only, &gate_only);
+  int64_t n[4] = {0, 0, 0, 0};
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < std::min(kAhead, predicted.size()); ++i) prefetch(key_base + predicted[i]);
   for (size_t i = 0; i < predicted.size(); ++i) {
     const uint32_t id = predicted[i];
     if (i + kAhead < predicted.size()) prefetch(key_base + predicted[i + kAhead]);
-    while (a < set.active.size() && set.active[a] < id) ++a;
-    while (g < set.gate_only.size() && set.gate_only[g] < id) ++g;
-    const bool gate = (a < set.active.size() && set.active[a] == id) ||
-                      (g < set.gate_only.size() && set.gate_only[g] == id);
+    const bool gate = ((BitsFrom(active, id) | BitsFrom(gate_only, id)) & 1) != 0;
     const CacheKey key = key_base + id;
-    const Residency r = resident(key);
-    if (r == Residency::kElsewhere) continue;
-    if (r == Residency::kResident) {
-      (gate ? c.resident_active : c.resident_gate_zero) += 1;
-    } else {
-      (gate ? c.missing_active : c.missing_gate_zero) += 1;
-      if (gate || !second_conditional) fetched(key);
+    internal::CountNeuron(resident(key), gate, key, second_conditional, n, fetched);
+  }
+  UnmarkIds(set.active, &active);
+  UnmarkIds(set.gate_only, &gate_only);
+  return internal::ToCounts(n);
+}
+
+// Keys a cache holds pinned, looked up without changing any state: bit k of
+// `resident` (per key) says key k is in memory; of `elsewhere` (may be null),
+// that another unit computes it.
+struct PinnedKeys {
+  const std::vector<uint64_t>* resident = nullptr;
+  const std::vector<uint64_t>* elsewhere = nullptr;
+};
+
+// ClassifyNeurons for a cache with a pinned region: pinned neurons are counted
+// 64 at a time, and only the others go through `resident` and `fetched`, in
+// the same ascending order, so the cache sees the same operations. Adds the
+// pinned predicted neurons to *pinned_hits. `predicted` is sorted and unique.
+template <typename Resident, typename Fetched>
+FfnCounts ClassifyWithPinned(const std::vector<uint32_t>& predicted, const NeuronSet& set,
+                             uint32_t key_base, bool second_conditional, const PinnedKeys& pinned,
+                             Resident&& resident, Fetched&& fetched, uint64_t* pinned_hits) {
+  static thread_local std::vector<uint64_t> wanted, active, gate_only;
+  MarkIds(predicted, &wanted);
+  MarkIds(set.active, &active);
+  MarkIds(set.gate_only, &gate_only);
+  int64_t n[4] = {0, 0, 0, 0};
+  for (size_t w = 0; w < wanted.size(); ++w) {
+    const uint64_t want = wanted[w];
+    if (want == 0) continue;
+    const uint64_t first = 64 * w;
+    const uint64_t at = uint64_t{key_base} + first;
+    const uint64_t gate = BitsFrom(active, first) | BitsFrom(gate_only, first);
+    const uint64_t hot = want & BitsFrom(*pinned.resident, at);
+    const uint64_t away = pinned.elsewhere != nullptr ? hot & BitsFrom(*pinned.elsewhere, at) : 0;
+    const uint64_t here = hot & ~away;
+    *pinned_hits += static_cast<uint64_t>(std::popcount(hot));
+    n[0] += std::popcount(here & gate);
+    n[1] += std::popcount(here & ~gate);
+    for (uint64_t rest = want & ~hot; rest != 0; rest &= rest - 1) {
+      const int bit = std::countr_zero(rest);
+      const CacheKey key = static_cast<CacheKey>(at) + static_cast<CacheKey>(bit);
+      internal::CountNeuron(resident(key), (gate >> bit) & 1, key, second_conditional, n, fetched);
     }
   }
-  return c;
+  UnmarkIds(predicted, &wanted);
+  UnmarkIds(set.active, &active);
+  UnmarkIds(set.gate_only, &gate_only);
+  return internal::ToCounts(n);
 }
 
 }  // namespace sparseflash

@@ -100,10 +100,13 @@ class PowerInfer2 : public Strategy {
       const int slot = static_cast<int>(layer.layer) * m.experts + static_cast<int>(set.expert);
       const uint32_t base = indexer_.Key(layer.layer, set.expert, 0);
       const std::vector<uint32_t>& predicted_ids = predictor_.Predict(slot, set);
-      FfnCounts counts = ClassifyNeurons(
+      uint64_t hot_hits = 0;
+      FfnCounts counts = ClassifyWithPinned(
           predicted_ids, set, base, reads_.second_conditional,
-          [&](CacheKey k) { return Lookup(k); }, [&](CacheKey k) { cache_->Fetched(k); },
-          [&](CacheKey k) { cache_->Prefetch(k); });
+          {.resident = &cache_->hot_bits(), .elsewhere = s_.npu ? &npu_row_ : nullptr},
+          [&](CacheKey k) { return LookupCold(k); }, [&](CacheKey k) { cache_->Fetched(k); },
+          &hot_hits);
+      cache_->CountHotHits(hot_hits);
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
       if (s_.npu && npu_per_slot_[slot] > 0) {
         ComputeTask dense{.kind = ComputeKind::kFfn,
@@ -117,10 +120,10 @@ class PowerInfer2 : public Strategy {
     return end;
   }
 
-  // With the NPU on, its rows are computed densely there and the CPU skips them.
-  Residency Lookup(CacheKey k) {
-    if (!cache_->Lookup(k)) return Residency::kMissing;
-    return s_.npu && npu_row_[k] ? Residency::kElsewhere : Residency::kResident;
+  // A key outside the hot region; the NPU's rows are all hot (PlanNpuRows), so
+  // the CPU computes every cold neuron.
+  Residency LookupCold(CacheKey k) {
+    return cache_->LookupCold(k) ? Residency::kResident : Residency::kMissing;
   }
 
   // PowerInfer-2's offline planner: the NPU computes a slot's hottest pinned rows
@@ -135,7 +138,7 @@ class PowerInfer2 : public Strategy {
     const double tokens = static_cast<double>(std::max<uint64_t>(1, profile.tokens()));
     // Per token the slot runs with this probability (an expert's routing share).
     const double runs = m.experts > 1 ? static_cast<double>(m.top_k) / m.experts : 1.0;
-    npu_row_.assign(indexer_.key_space(), 0);
+    npu_row_.assign((static_cast<size_t>(indexer_.key_space()) + 63) / 64, 0);
     npu_per_slot_.assign(m.layers * m.experts, 0);
     std::vector<std::pair<double, CacheKey>> hot;
     for (int slot = 0; slot < m.layers * m.experts; ++slot) {
@@ -151,7 +154,8 @@ class PowerInfer2 : public Strategy {
       size_t h = 0;
       while (h < hot.size() && static_cast<double>(h) < ctx_.npu_cpu_rate_ratio * rest) {
         rest += hot[h].first;  // -p
-        npu_row_[hot[h].second] = 1;
+        const CacheKey k = hot[h].second;
+        npu_row_[k >> 6] |= uint64_t{1} << (k & 63);
         ++h;
       }
       npu_per_slot_[slot] = static_cast<int64_t>(h);
@@ -167,7 +171,7 @@ class PowerInfer2 : public Strategy {
   NeuronIndexer indexer_;
   Predictor predictor_;
   std::vector<int64_t> npu_per_slot_;  // rows the NPU computes densely, per slot
-  std::vector<uint8_t> npu_row_;       // per key: computed by the NPU
+  std::vector<uint64_t> npu_row_;      // bit per key: computed by the NPU (a hot key)
 };
 
 }  // namespace

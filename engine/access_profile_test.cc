@@ -1,0 +1,68 @@
+// TraceOracle against a brute-force scan of the same random trace.
+#include "engine/access_profile.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+#include "common/random.h"
+#include "engine/token_source.h"
+
+namespace sparseflash {
+namespace {
+
+TEST(TraceOracle, NextUseIsTheFirstLaterTokenThatAccessesTheKey) {
+  constexpr uint32_t kLayers = 2, kExperts = 2, kNeurons = 40, kTokens = 60;
+  auto trace = std::make_shared<TokenTrace>();
+  Random rng(7);
+  for (uint32_t t = 0; t < kTokens; ++t) {
+    TokenActivations token{.token = t};
+    for (uint32_t l = 0; l < kLayers; ++l) {
+      LayerActivations layer{.layer = l};
+      for (uint32_t e = 0; e < kExperts; ++e) {
+        NeuronSet set{.expert = e};
+        // Skewed: low ids often, high ids rarely, some keys never.
+        for (uint32_t id = 0; id < kNeurons; ++id) {
+          if (rng.Uniform() < 0.6 / (1 + id)) set.active.push_back(id);
+        }
+        layer.experts.push_back(set);
+      }
+      token.layers.push_back(layer);
+    }
+    trace->tokens.push_back(token);
+  }
+  const NeuronIndexer indexer(kLayers, kExperts, kNeurons);
+  std::unique_ptr<TokenSource> source = MakeMemorySource(trace, kTokens);
+  absl::StatusOr<std::unique_ptr<TraceOracle>> oracle =
+      TraceOracle::Collect(*source, indexer, AccessSet::kActive);
+  ASSERT_TRUE(oracle.ok()) << oracle.status();
+
+  // uses[key][t]: token t accesses key.
+  std::vector<std::vector<bool>> uses(indexer.key_space(), std::vector<bool>(kTokens, false));
+  for (uint32_t t = 0; t < kTokens; ++t) {
+    ForEachAccess(trace->tokens[t], indexer, AccessSet::kActive,
+                  [&](CacheKey k) { uses[k][t] = true; });
+  }
+  int checked_never = 0;
+  for (uint32_t t = 0; t < kTokens; ++t) {
+    (*oracle)->SetToken(t);
+    // Ask in a scrambled key order, some keys twice, as a cache does.
+    for (uint32_t i = 0; i < 2 * indexer.key_space(); ++i) {
+      const CacheKey k = (i * 37) % indexer.key_space();
+      uint32_t expected = UINT32_MAX;
+      for (uint32_t u = t + 1; u < kTokens; ++u) {
+        if (uses[k][u]) {
+          expected = u;
+          break;
+        }
+      }
+      checked_never += expected == UINT32_MAX;
+      ASSERT_EQ((*oracle)->NextUse(k), expected) << "key " << k << " at token " << t;
+    }
+  }
+  EXPECT_GT(checked_never, 0);
+}
+
+}  // namespace
+}  // namespace sparseflash
