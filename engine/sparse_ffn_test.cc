@@ -1,0 +1,84 @@
+// ClassifyWithPinned against ClassifyNeurons: the same counts, and the cache
+// sees the same lookups and reads in the same order.
+#include "engine/sparse_ffn.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "common/random.h"
+
+namespace sparseflash {
+namespace {
+
+std::vector<uint32_t> Draw(Random& rng, uint32_t n, double p) {
+  std::vector<uint32_t> ids;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (rng.Uniform() < p) ids.push_back(i);
+  }
+  return ids;
+}
+
+void SetBit(std::vector<uint64_t>* bits, uint64_t k) { (*bits)[k >> 6] |= uint64_t{1} << (k & 63); }
+bool Bit(const std::vector<uint64_t>& bits, uint64_t k) { return (bits[k >> 6] >> (k & 63)) & 1; }
+
+TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
+  Random rng(3);
+  // 100 neurons per slot (not a multiple of 64: slots start mid-word), 4 slots.
+  constexpr uint32_t kNeurons = 100, kSlots = 4;
+  for (int round = 0; round < 200; ++round) {
+    std::vector<uint64_t> hot((kNeurons * kSlots + 63) / 64), npu(hot.size()), cold(hot.size());
+    for (uint32_t k = 0; k < kNeurons * kSlots; ++k) {
+      if (rng.Uniform() < 0.4) {
+        SetBit(&hot, k);
+        if (rng.Uniform() < 0.3) SetBit(&npu, k);
+      } else if (rng.Uniform() < 0.5) {
+        SetBit(&cold, k);
+      }
+    }
+    const uint32_t slot = static_cast<uint32_t>(rng.Below(kSlots));
+    const uint32_t base = slot * kNeurons;
+    NeuronSet set;
+    set.active = Draw(rng, kNeurons, 0.3);
+    set.gate_only = Draw(rng, kNeurons, 0.1);
+    const std::vector<uint32_t> predicted = Draw(rng, kNeurons, 0.5);
+    const bool conditional = round % 2 == 0;
+    const bool with_npu = round % 3 != 0;
+
+    std::vector<CacheKey> looked, read;
+    uint64_t pinned_expected = 0;
+    FfnCounts expected = ClassifyNeurons(
+        predicted, set, base, conditional,
+        [&](CacheKey k) {
+          if (Bit(hot, k)) {
+            ++pinned_expected;
+            return with_npu && Bit(npu, k) ? Residency::kElsewhere : Residency::kResident;
+          }
+          looked.push_back(k);
+          return Bit(cold, k) ? Residency::kResident : Residency::kMissing;
+        },
+        [&](CacheKey k) { read.push_back(k); }, [](CacheKey) {});
+
+    std::vector<CacheKey> looked2, read2;
+    uint64_t pinned = 0;
+    FfnCounts got = ClassifyWithPinned(
+        predicted, set, base, conditional,
+        {.resident = &hot, .elsewhere = with_npu ? &npu : nullptr},
+        [&](CacheKey k) {
+          looked2.push_back(k);
+          return Bit(cold, k) ? Residency::kResident : Residency::kMissing;
+        },
+        [&](CacheKey k) { read2.push_back(k); }, &pinned);
+
+    ASSERT_EQ(got.resident_active, expected.resident_active) << round;
+    ASSERT_EQ(got.resident_gate_zero, expected.resident_gate_zero) << round;
+    ASSERT_EQ(got.missing_active, expected.missing_active) << round;
+    ASSERT_EQ(got.missing_gate_zero, expected.missing_gate_zero) << round;
+    ASSERT_EQ(pinned, pinned_expected) << round;
+    ASSERT_EQ(looked2, looked) << round;
+    ASSERT_EQ(read2, read) << round;
+  }
+}
+
+}  // namespace
+}  // namespace sparseflash
