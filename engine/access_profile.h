@@ -45,6 +45,7 @@ class TraceOracle : public AccessOracle {
   // The run is at token `t` now.
   void SetToken(uint32_t t) { token_ = t; }
   uint32_t NextUse(CacheKey key) const override;
+  void Prefetch(CacheKey key) const override { __builtin_prefetch(&span_[key], 1); }
 
  private:
   struct Span {

@@ -23,6 +23,8 @@ class AccessOracle {
  public:
   virtual ~AccessOracle() = default;
   virtual uint32_t NextUse(CacheKey key) const = 0;
+  // Hints that NextUse(key) is asked soon.
+  virtual void Prefetch(CacheKey key) const {}
 };
 
 struct PolicyOptions {
@@ -42,6 +44,8 @@ class EvictionPolicy {
   virtual ~EvictionPolicy() = default;
   // A resident key was accessed.
   virtual void OnHit(CacheKey key) = 0;
+  // Hints that `key` is accessed soon (hit or inserted): a policy may load its state.
+  virtual void Prefetch(CacheKey key) const {}
   // A key was admitted and is now resident.
   virtual void OnInsert(CacheKey key) = 0;
   // Chooses a resident key to evict and forgets it. The cache is not empty.

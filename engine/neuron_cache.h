@@ -83,7 +83,11 @@ class NeuronCache {
   bool Preload(CacheKey key, int64_t bytes);
   // Hints that `key` is looked up soon (keys arrive in sorted runs).
   void Prefetch(CacheKey key) const {
-    if (lru_ != nullptr) lru_->Prefetch(key);
+    if (lru_ != nullptr) {
+      lru_->LruPolicy::Prefetch(key);  // devirtualized: the common case
+    } else {
+      policy_->Prefetch(key);
+    }
   }
   bool Contains(CacheKey key) const { return (present_[key >> 6] >> (key & 63)) & 1; }
   // Ages the policy and drops keys it expires (sliding window).

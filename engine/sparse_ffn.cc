@@ -4,9 +4,21 @@ namespace sparseflash {
 
 void MarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits) {
   if (ids.empty()) return;
-  const size_t words = (static_cast<size_t>(ids.back()) >> 6) + 1;  // ids are sorted
-  if (bits->size() < words) bits->resize(words, 0);
-  for (uint32_t id : ids) (*bits)[id >> 6] |= uint64_t{1} << (id & 63);
+  const size_t size = (static_cast<size_t>(ids.back()) >> 6) + 1;  // ids are sorted
+  if (bits->size() < size) bits->resize(size, 0);
+  // A word's bits gather in a register: ids are sorted, so they come word by word.
+  uint64_t* words = bits->data();
+  size_t word = ids.front() >> 6;
+  uint64_t gathered = 0;
+  for (uint32_t id : ids) {
+    if ((id >> 6) != word) {
+      words[word] |= gathered;
+      word = id >> 6;
+      gathered = 0;
+    }
+    gathered |= uint64_t{1} << (id & 63);
+  }
+  words[word] |= gathered;
 }
 
 void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits) {

@@ -68,7 +68,7 @@ TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
           looked2.push_back(k);
           return Bit(cold, k) ? Residency::kResident : Residency::kMissing;
         },
-        [&](CacheKey k) { read2.push_back(k); }, &pinned);
+        [&](CacheKey k) { read2.push_back(k); }, [](CacheKey) {}, &pinned);
 
     ASSERT_EQ(got.resident_active, expected.resident_active) << round;
     ASSERT_EQ(got.resident_gate_zero, expected.resident_gate_zero) << round;

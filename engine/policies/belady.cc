@@ -18,6 +18,10 @@ class Belady : public EvictionPolicy {
   Belady(uint32_t keys, const AccessOracle* oracle) : oracle_(oracle), stamp_(keys, 0) {}
 
   void OnHit(CacheKey key) override { Push(key); }
+  void Prefetch(CacheKey key) const override {
+    __builtin_prefetch(&stamp_[key], 1);
+    oracle_->Prefetch(key);
+  }
   void OnInsert(CacheKey key) override {
     ++live_;
     Push(key);

@@ -19,7 +19,7 @@ class LruPolicy final : public EvictionPolicy {
   explicit LruPolicy(uint32_t keys) : pos_(keys, kAbsent) {}
 
   void OnHit(CacheKey key) override { Append(key); }
-  void Prefetch(CacheKey key) const { __builtin_prefetch(&pos_[key], 1); }
+  void Prefetch(CacheKey key) const override { __builtin_prefetch(&pos_[key], 1); }
   void OnInsert(CacheKey key) override {
     ++live_;
     Append(key);
