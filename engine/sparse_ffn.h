@@ -17,8 +17,8 @@ namespace sparseflash {
 
 enum class Residency { kMissing, kResident, kElsewhere };
 
-// Sorted neuron ids as bits of a bitset the caller keeps (grown as needed);
-// UnmarkIds clears exactly the words MarkIds touched.
+// Sorted neuron ids as bits of a bitset the caller keeps (grown as needed),
+// whose bits are otherwise clear; UnmarkIds clears them again.
 void MarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
 void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
 // The 64 bits of `bits` from bit `at` on; bits past the end read as 0.
