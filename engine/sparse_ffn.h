@@ -100,19 +100,26 @@ FfnCounts ClassifyWithPinned(const std::vector<uint32_t>& predicted, const Neuro
   MarkIds(predicted, &wanted);
   MarkIds(set.active, &active);
   MarkIds(set.gate_only, &gate_only);
+  // The loop reads the bitsets through plain pointers: thread-local vectors
+  // would be looked up again after every callback.
+  const uint64_t* want_words = wanted.data();
+  const size_t words = wanted.size();
+  const uint64_t* active_words = active.data();
+  const uint64_t* gate_only_words = gate_only.data();
+  const size_t active_size = active.size(), gate_only_size = gate_only.size();
   int64_t n[4] = {0, 0, 0, 0};
   auto cold_of = [&](size_t w) {
-    return w < wanted.size() ? wanted[w] & ~BitsFrom(*pinned.resident, key_base + 64 * w) : 0;
+    return w < words ? want_words[w] & ~BitsFrom(*pinned.resident, key_base + 64 * w) : 0;
   };
-  for (size_t w = 0; w < wanted.size(); ++w) {
+  for (size_t w = 0; w < words; ++w) {
     for (uint64_t next = cold_of(w + 1); next != 0; next &= next - 1) {
       prefetch(static_cast<CacheKey>(key_base + 64 * (w + 1) + std::countr_zero(next)));
     }
-    const uint64_t want = wanted[w];
+    const uint64_t want = want_words[w];
     if (want == 0) continue;
-    const uint64_t first = 64 * w;
-    const uint64_t at = uint64_t{key_base} + first;
-    const uint64_t gate = BitsFrom(active, first) | BitsFrom(gate_only, first);
+    const uint64_t at = uint64_t{key_base} + 64 * w;
+    const uint64_t gate =
+        (w < active_size ? active_words[w] : 0) | (w < gate_only_size ? gate_only_words[w] : 0);
     const uint64_t hot = want & BitsFrom(*pinned.resident, at);
     const uint64_t away = pinned.elsewhere != nullptr ? hot & BitsFrom(*pinned.elsewhere, at) : 0;
     const uint64_t here = hot & ~away;
