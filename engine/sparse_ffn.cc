@@ -29,4 +29,12 @@ void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits) {
   std::fill(bits->begin() + (ids.front() >> 6), bits->begin() + (ids.back() >> 6) + 1, 0);
 }
 
+void AttachBits(NeuronSet* set) {
+  NeuronBits& b = set->bits;
+  b = NeuronBits{.present = true};
+  MarkIds(set->active, &b.active);
+  MarkIds(set->predicted, &b.predicted);
+  MarkIds(set->gate_only, &b.gate_only);
+}
+
 }  // namespace sparseflash

@@ -21,6 +21,8 @@ enum class Residency { kMissing, kResident, kElsewhere };
 // whose bits are otherwise clear; UnmarkIds clears them again.
 void MarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
 void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
+// Fills set->bits from its ids.
+void AttachBits(NeuronSet* set);
 // The 64 bits of `bits` from bit `at` on; bits past the end read as 0.
 inline uint64_t BitsFrom(const std::vector<uint64_t>& bits, uint64_t at) {
   const size_t w = at >> 6;
@@ -96,10 +98,18 @@ FfnCounts ClassifyWithPinned(const std::vector<uint32_t>& predicted, const Neuro
                              uint32_t key_base, bool second_conditional, const PinnedKeys& pinned,
                              Resident&& resident, Fetched&& fetched, Prefetch&& prefetch,
                              uint64_t* pinned_hits) {
-  static thread_local std::vector<uint64_t> wanted, active, gate_only;
-  MarkIds(predicted, &wanted);
-  MarkIds(set.active, &active);
-  MarkIds(set.gate_only, &gate_only);
+  // The sets as bitsets: the trace's own when it keeps them, else marked here.
+  static thread_local std::vector<uint64_t> wanted_scratch, active_scratch, gate_only_scratch;
+  const NeuronBits& kept = set.bits;
+  const bool kept_predicted = kept.present && &predicted == &set.predicted;
+  if (!kept_predicted) MarkIds(predicted, &wanted_scratch);
+  if (!kept.present) {
+    MarkIds(set.active, &active_scratch);
+    MarkIds(set.gate_only, &gate_only_scratch);
+  }
+  const std::vector<uint64_t>& wanted = kept_predicted ? kept.predicted : wanted_scratch;
+  const std::vector<uint64_t>& active = kept.present ? kept.active : active_scratch;
+  const std::vector<uint64_t>& gate_only = kept.present ? kept.gate_only : gate_only_scratch;
   // The loop reads the bitsets through plain pointers: thread-local vectors
   // would be looked up again after every callback.
   const uint64_t* want_words = wanted.data();
@@ -132,9 +142,11 @@ FfnCounts ClassifyWithPinned(const std::vector<uint32_t>& predicted, const Neuro
       internal::CountNeuron(resident(key), (gate >> bit) & 1, key, second_conditional, n, fetched);
     }
   }
-  UnmarkIds(predicted, &wanted);
-  UnmarkIds(set.active, &active);
-  UnmarkIds(set.gate_only, &gate_only);
+  if (!kept_predicted) UnmarkIds(predicted, &wanted_scratch);
+  if (!kept.present) {
+    UnmarkIds(set.active, &active_scratch);
+    UnmarkIds(set.gate_only, &gate_only_scratch);
+  }
   return internal::ToCounts(n);
 }
 

@@ -1,5 +1,6 @@
 // ClassifyWithPinned against ClassifyNeurons: the same counts, and the cache
-// sees the same lookups and reads in the same order.
+// sees the same lookups and reads in the same order, whether the sets come
+// with bitsets (AttachBits) or not.
 #include "engine/sparse_ffn.h"
 
 #include <gtest/gtest.h>
@@ -41,7 +42,11 @@ TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
     NeuronSet set;
     set.active = Draw(rng, kNeurons, 0.3);
     set.gate_only = Draw(rng, kNeurons, 0.1);
-    const std::vector<uint32_t> predicted = Draw(rng, kNeurons, 0.5);
+    set.predicted = Draw(rng, kNeurons, 0.5);
+    // A predictor's own prediction (not the recorded set) in some rounds.
+    const std::vector<uint32_t> predictor = Draw(rng, kNeurons, 0.5);
+    const std::vector<uint32_t>& predicted = round % 3 == 1 ? predictor : set.predicted;
+    if (round % 4 < 2) AttachBits(&set);  // the trace keeps bitsets of its sets
     const bool conditional = round % 2 == 0;
     const bool with_npu = round % 3 != 0;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/sparse_ffn.h"
 #include "traces/generator.h"
 #include "traces/trace_reader.h"
 
@@ -93,7 +94,13 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
   trace->header = generator.header();
   trace->tokens.reserve(tokens);
   TokenActivations token;
-  while (generator.Next(&token)) trace->tokens.push_back(token);
+  while (generator.Next(&token)) {
+    // Its runs plan from bitsets of the sets: made once here, not per run.
+    for (LayerActivations& layer : token.layers) {
+      for (NeuronSet& set : layer.experts) AttachBits(&set);
+    }
+    trace->tokens.push_back(token);
+  }
   return std::shared_ptr<const TokenTrace>(std::move(trace));
 }
 

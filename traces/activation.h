@@ -14,7 +14,7 @@ namespace sparseflash {
 struct TraceModelShape {
   std::string name;
   int layers = 0;
-  int d_ffn = 0;    // neurons per layer, per expert for MoE
+  int d_ffn = 0;  // neurons per layer, per expert for MoE
   int experts = 1;
   int top_k = 1;
   bool gated = false;
@@ -39,12 +39,21 @@ struct TraceHeader {
   bool has_gate_only = false;
 };
 
+// The same sets as bitsets (bit i of word i / 64 for id i), kept beside the
+// ids by sources that hold a trace in memory for many runs; empty unless
+// `present`.
+struct NeuronBits {
+  bool present = false;
+  std::vector<uint64_t> active, predicted, gate_only;
+};
+
 // One expert's (or a dense layer's) neuron sets for one token.
 struct NeuronSet {
   uint32_t expert = 0;
   std::vector<uint32_t> active;     // output non-zero
   std::vector<uint32_t> predicted;  // marked by the predictor (if recorded)
   std::vector<uint32_t> gate_only;  // gate non-zero, up/down output zero (gated FFN)
+  NeuronBits bits;
 };
 
 struct LayerActivations {
