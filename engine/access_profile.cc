@@ -43,52 +43,31 @@ std::vector<CacheKey> ActivationProfile::Ranked() const {
   return keys;
 }
 
+TraceOracle::TraceOracle(std::shared_ptr<const TraceFuture> future) : future_(std::move(future)) {
+  cursor_.resize(future_->keys());
+  for (CacheKey k = 0; k < cursor_.size(); ++k) {
+    const uint32_t begin = future_->begin(k), end = future_->end(k);
+    cursor_[k] = {begin, end, UseAt(begin, end), UseAt(begin + 1, end)};
+  }
+}
+
 absl::StatusOr<std::unique_ptr<TraceOracle>> TraceOracle::Collect(TokenSource& source,
                                                                   const NeuronIndexer& indexer,
                                                                   AccessSet set) {
-  // One pass keeps each token's distinct keys; a counting sort then lays them
-  // out key by key.
-  const size_t keys = indexer.key_space();
-  std::vector<CacheKey> accessed;
-  std::vector<uint32_t> token_end;  // per token: one past its last entry of `accessed`
-  std::vector<uint32_t> last(keys, UINT32_MAX);
-  uint32_t t = 0;
-  while (true) {
-    absl::StatusOr<const TokenActivations*> token = source.Next();
-    if (!token.ok()) return token.status();
-    if (*token == nullptr) break;
-    ForEachAccess(**token, indexer, set, [&](CacheKey k) {
-      if (last[k] == t) return;
-      last[k] = t;
-      accessed.push_back(k);
-    });
-    if (accessed.size() > UINT32_MAX) {
-      return absl::ResourceExhaustedError("belady: the trace has more than 2^32 accesses");
-    }
-    token_end.push_back(static_cast<uint32_t>(accessed.size()));
-    ++t;
-  }
-  auto oracle = std::make_unique<TraceOracle>();
-  oracle->span_.assign(keys, {0, 0});
-  for (CacheKey k : accessed) ++oracle->span_[k].end;
-  uint32_t at = 0;
-  for (Span& s : oracle->span_) {
-    s.next = at;
-    at += s.end;
-    s.end = s.next;  // the fill below advances it to one past the key's last use
-  }
-  oracle->uses_.resize(accessed.size());
-  size_t i = 0;
-  for (uint32_t tok = 0; tok < token_end.size(); ++tok) {
-    for (; i < token_end[tok]; ++i) oracle->uses_[oracle->span_[accessed[i]].end++] = tok;
-  }
-  return oracle;
+  absl::StatusOr<std::shared_ptr<const TraceFuture>> future =
+      TraceFuture::Collect(source, indexer, set);
+  if (!future.ok()) return future.status();
+  return std::make_unique<TraceOracle>(*std::move(future));
 }
 
 uint32_t TraceOracle::NextUse(CacheKey key) const {
-  Span& s = span_[key];
-  while (s.next < s.end && uses_[s.next] <= token_) ++s.next;
-  return s.next < s.end ? uses_[s.next] : UINT32_MAX;
+  Cursor& c = cursor_[key];
+  while (c.now <= token_) {  // usually once: the key is at its use `now`
+    ++c.next;
+    c.now = c.after;
+    c.after = UseAt(c.next + 1, c.end);
+  }
+  return c.now;
 }
 
 }  // namespace sparseflash

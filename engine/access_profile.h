@@ -11,11 +11,9 @@
 #include "engine/eviction_policy.h"
 #include "engine/neuron_key.h"
 #include "engine/token_source.h"
+#include "engine/trace_future.h"
 
 namespace sparseflash {
-
-// Which neuron set of a token counts as an access.
-enum class AccessSet { kActive, kPredicted };
 
 class ActivationProfile {
  public:
@@ -35,38 +33,34 @@ class ActivationProfile {
   uint64_t tokens_ = 0;
 };
 
-// The future of the run: for each key the tokens at which it is accessed, in
-// one array (keys' runs back to back) so a lookup touches two cache lines.
+// The Belady oracle of one run: the next use of a key after the run's current
+// token, from the run's TraceFuture (shared) and per-key cursors (its own).
 class TraceOracle : public AccessOracle {
  public:
+  explicit TraceOracle(std::shared_ptr<const TraceFuture> future);
+  // The oracle of the tokens `source` yields.
   static absl::StatusOr<std::unique_ptr<TraceOracle>> Collect(TokenSource& source,
                                                               const NeuronIndexer& indexer,
                                                               AccessSet set);
   // The run is at token `t` now.
   void SetToken(uint32_t t) { token_ = t; }
   uint32_t NextUse(CacheKey key) const override;
-  void Prefetch(CacheKey key) const override { __builtin_prefetch(&span_[key], 1); }
+  void Prefetch(CacheKey key) const override { __builtin_prefetch(&cursor_[key], 1); }
 
  private:
-  struct Span {
-    uint32_t next;  // index in uses_ of the first use not yet passed
-    uint32_t end;   // one past the key's last use
+  // A key's next uses are kept in its cursor, so that the answer does not wait
+  // for the uses array: a key asked about at its own use gets `after`.
+  struct Cursor {
+    uint32_t next;   // index of the first use not yet passed
+    uint32_t end;    // one past the key's last use
+    uint32_t now;    // the token of use `next` (UINT32_MAX: none)
+    uint32_t after;  // the token of use `next + 1` (UINT32_MAX: none)
   };
-  std::vector<uint32_t> uses_;      // tokens of each key's uses, key by key, ascending
-  mutable std::vector<Span> span_;  // per key
+  uint32_t UseAt(uint32_t i, uint32_t end) const { return i < end ? future_->use(i) : UINT32_MAX; }
+
+  std::shared_ptr<const TraceFuture> future_;
+  mutable std::vector<Cursor> cursor_;  // per key
   uint32_t token_ = 0;
 };
-
-// Calls fn(key) for every access of one token.
-template <typename Fn>
-void ForEachAccess(const TokenActivations& token, const NeuronIndexer& indexer, AccessSet set,
-                   Fn&& fn) {
-  for (const LayerActivations& layer : token.layers) {
-    for (const NeuronSet& s : layer.experts) {
-      const std::vector<uint32_t>& ids = set == AccessSet::kPredicted ? s.predicted : s.active;
-      for (uint32_t id : ids) fn(indexer.Key(layer.layer, s.expert, id));
-    }
-  }
-}
 
 }  // namespace sparseflash

@@ -1,4 +1,5 @@
-// TraceOracle against a brute-force scan of the same random trace.
+// TraceOracle, from a source or from a trace's shared future, against a
+// brute-force scan of the same random trace.
 #include "engine/access_profile.h"
 
 #include <gtest/gtest.h>
@@ -37,6 +38,13 @@ TEST(TraceOracle, NextUseIsTheFirstLaterTokenThatAccessesTheKey) {
   absl::StatusOr<std::unique_ptr<TraceOracle>> oracle =
       TraceOracle::Collect(*source, indexer, AccessSet::kActive);
   ASSERT_TRUE(oracle.ok()) << oracle.status();
+  // The trace's own future, made once and shared by the runs on it.
+  absl::StatusOr<std::shared_ptr<const TraceFuture>> future =
+      trace->Future(indexer, AccessSet::kActive, kTokens);
+  ASSERT_TRUE(future.ok()) << future.status();
+  EXPECT_EQ(trace->Future(indexer, AccessSet::kActive, kTokens)->get(), future->get());
+  EXPECT_NE(trace->Future(indexer, AccessSet::kActive, kTokens - 1)->get(), future->get());
+  TraceOracle shared(*future);
 
   // uses[key][t]: token t accesses key.
   std::vector<std::vector<bool>> uses(indexer.key_space(), std::vector<bool>(kTokens, false));
@@ -47,6 +55,7 @@ TEST(TraceOracle, NextUseIsTheFirstLaterTokenThatAccessesTheKey) {
   int checked_never = 0;
   for (uint32_t t = 0; t < kTokens; ++t) {
     (*oracle)->SetToken(t);
+    shared.SetToken(t);
     // Ask in a scrambled key order, some keys twice, as a cache does.
     for (uint32_t i = 0; i < 2 * indexer.key_space(); ++i) {
       const CacheKey k = (i * 37) % indexer.key_space();
@@ -59,6 +68,7 @@ TEST(TraceOracle, NextUseIsTheFirstLaterTokenThatAccessesTheKey) {
       }
       checked_never += expected == UINT32_MAX;
       ASSERT_EQ((*oracle)->NextUse(k), expected) << "key " << k << " at token " << t;
+      ASSERT_EQ(shared.NextUse(k), expected) << "key " << k << " at token " << t;
     }
   }
   EXPECT_GT(checked_never, 0);

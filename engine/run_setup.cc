@@ -10,6 +10,25 @@ namespace {
 
 absl::Status CheckShape(const TraceHeader& h, const ModelSpec& m, const std::string& origin);
 
+// At most `limit` tokens; advances the Belady oracle's clock as tokens are taken.
+class RunSource : public TokenSource {
+ public:
+  RunSource(std::unique_ptr<TokenSource> inner, uint64_t limit, TraceOracle* oracle)
+      : inner_(std::move(inner)), limit_(limit), oracle_(oracle) {}
+  const TraceHeader& header() const override { return inner_->header(); }
+  absl::StatusOr<const TokenActivations*> Next() override {
+    if (done_ >= limit_) return nullptr;
+    if (oracle_) oracle_->SetToken(static_cast<uint32_t>(done_));
+    ++done_;
+    return inner_->Next();
+  }
+
+ private:
+  std::unique_ptr<TokenSource> inner_;
+  uint64_t limit_, done_ = 0;
+  TraceOracle* oracle_;
+};
+
 // Opens the run's tokens, and its offline profile.
 class Sources {
  public:
@@ -36,6 +55,16 @@ class Sources {
     }
     return ActivationProfile::Collect(**tokens, indexer, set);
   }
+  // The future accesses of the run's first `tokens` tokens (Belady): a
+  // generated trace in memory keeps them for every run on it.
+  absl::StatusOr<std::shared_ptr<const TraceFuture>> Future(const NeuronIndexer& indexer,
+                                                            AccessSet set, uint64_t tokens) const {
+    if (c_.trace_path.empty() && c_.generated) return c_.generated->Future(indexer, set, tokens);
+    absl::StatusOr<std::unique_ptr<TokenSource>> run = Run();
+    if (!run.ok()) return run.status();
+    RunSource limited(*std::move(run), tokens, nullptr);
+    return TraceFuture::Collect(limited, indexer, set);
+  }
 
  private:
   const RunSetupConfig& c_;
@@ -52,25 +81,6 @@ absl::Status CheckShape(const TraceHeader& h, const ModelSpec& m, const std::str
   }
   return absl::OkStatus();
 }
-
-// At most `limit` tokens; advances the Belady oracle's clock as tokens are taken.
-class RunSource : public TokenSource {
- public:
-  RunSource(std::unique_ptr<TokenSource> inner, uint64_t limit, TraceOracle* oracle)
-      : inner_(std::move(inner)), limit_(limit), oracle_(oracle) {}
-  const TraceHeader& header() const override { return inner_->header(); }
-  absl::StatusOr<const TokenActivations*> Next() override {
-    if (done_ >= limit_) return nullptr;
-    if (oracle_) oracle_->SetToken(static_cast<uint32_t>(done_));
-    ++done_;
-    return inner_->Next();
-  }
-
- private:
-  std::unique_ptr<TokenSource> inner_;
-  uint64_t limit_, done_ = 0;
-  TraceOracle* oracle_;
-};
 
 // Ranges of the numbers a run is given (from the command line, a sweep or code).
 absl::Status CheckRanges(const RunSetupConfig& c) {
@@ -122,13 +132,10 @@ absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
   if (!profile.ok()) return profile.status();
   setup.profile = std::make_unique<ActivationProfile>(*std::move(profile));
   if (c.policy == "belady") {
-    absl::StatusOr<std::unique_ptr<TokenSource>> future = sources.Run();
+    absl::StatusOr<std::shared_ptr<const TraceFuture>> future =
+        sources.Future(indexer, set, setup.tokens);
     if (!future.ok()) return future.status();
-    RunSource limited(*std::move(future), setup.tokens, nullptr);
-    absl::StatusOr<std::unique_ptr<TraceOracle>> oracle =
-        TraceOracle::Collect(limited, indexer, set);
-    if (!oracle.ok()) return oracle.status();
-    setup.oracle = *std::move(oracle);
+    setup.oracle = std::make_unique<TraceOracle>(*std::move(future));
   }
   StrategyContext ctx;
   ctx.model = c.model;

@@ -104,6 +104,20 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
   return std::shared_ptr<const TokenTrace>(std::move(trace));
 }
 
+absl::StatusOr<std::shared_ptr<const TraceFuture>> TokenTrace::Future(const NeuronIndexer& indexer,
+                                                                      AccessSet set,
+                                                                      uint64_t count) const {
+  absl::MutexLock lock(&mu_);
+  auto it = futures_.find({set, count});
+  if (it != futures_.end()) return it->second;
+  // A source over this trace that does not own it (the caller does).
+  MemorySource source(std::shared_ptr<const TokenTrace>(std::shared_ptr<void>(), this), count);
+  absl::StatusOr<std::shared_ptr<const TraceFuture>> future =
+      TraceFuture::Collect(source, indexer, set);
+  if (future.ok()) futures_.emplace(std::make_pair(set, count), *future);
+  return future;
+}
+
 std::unique_ptr<TokenSource> MakeMemorySource(std::shared_ptr<const TokenTrace> trace,
                                               uint64_t tokens) {
   return std::make_unique<MemorySource>(std::move(trace), tokens);

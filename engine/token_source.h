@@ -4,11 +4,15 @@
 // TokenActivations in order.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "engine/trace_future.h"
 #include "traces/activation.h"
 #include "traces/model_spec.h"
 
@@ -34,6 +38,16 @@ struct TokenTrace {
   TraceHeader header;
   uint64_t seed = 0;
   std::vector<TokenActivations> tokens;
+
+  // The future accesses of the first `count` tokens (the Belady oracle's), made
+  // on first use and shared by every run on this trace. Thread-safe.
+  absl::StatusOr<std::shared_ptr<const TraceFuture>> Future(const NeuronIndexer& indexer,
+                                                            AccessSet set, uint64_t count) const;
+
+ private:
+  mutable absl::Mutex mu_;
+  mutable std::map<std::pair<AccessSet, uint64_t>, std::shared_ptr<const TraceFuture>> futures_
+      ABSL_GUARDED_BY(mu_);
 };
 absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
                                                                      uint64_t seed,
