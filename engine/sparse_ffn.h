@@ -133,9 +133,10 @@ FfnCounts ClassifyWithPinned(const std::vector<uint32_t>& predicted, const Neuro
     const uint64_t hot = want & BitsFrom(*pinned.resident, at);
     const uint64_t away = pinned.elsewhere != nullptr ? hot & BitsFrom(*pinned.elsewhere, at) : 0;
     const uint64_t here = hot & ~away;
-    *pinned_hits += static_cast<uint64_t>(std::popcount(hot));
-    n[0] += std::popcount(here & gate);
-    n[1] += std::popcount(here & ~gate);
+    const int here_count = std::popcount(here), here_gate = std::popcount(here & gate);
+    *pinned_hits += static_cast<uint64_t>(here_count + (away != 0 ? std::popcount(away) : 0));
+    n[0] += here_gate;
+    n[1] += here_count - here_gate;
     for (uint64_t rest = want & ~hot; rest != 0; rest &= rest - 1) {
       const int bit = std::countr_zero(rest);
       const CacheKey key = static_cast<CacheKey>(at) + static_cast<CacheKey>(bit);
