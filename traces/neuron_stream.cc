@@ -107,7 +107,8 @@ NeuronStream::NeuronStream(NeuronStreamParams params, uint64_t seed)
 float NeuronStream::GroupDraw(uint32_t group) {
   if (group_drawn_at_[group] != step_) {
     // Not a candidate of the trigger pass: uniform above the group's class bound.
-    const float bound = coactivation_ > 0 ? group_trigger_.ClassBound(group) : 0.f;
+    const float bound =
+        coactivation_ > 0 ? SparseBernoulli::ClassBound(group_turn_on_[group]) : 0.f;
     group_draw_[group] = bound + (1 - bound) * static_cast<float>(rng_.Uniform());
     group_drawn_at_[group] = step_;
   }

@@ -18,7 +18,13 @@ int ClassOf(float p) {
 
 }  // namespace
 
-SparseBernoulli::SparseBernoulli(const std::vector<float>& p) : bound_of_(p.size(), 0.f) {
+float SparseBernoulli::ClassBound(float p) {
+  if (!(p > 0)) return 0.f;
+  const float bound = std::ldexp(1.0f, -ClassOf(p));
+  return bound >= kScanBound ? 1.f : bound;
+}
+
+SparseBernoulli::SparseBernoulli(const std::vector<float>& p) {
   std::vector<Class> by_class(kClasses);
   for (int k = 0; k < kClasses; ++k) {
     by_class[k].bound = std::ldexp(1.0f, -k);
@@ -26,9 +32,7 @@ SparseBernoulli::SparseBernoulli(const std::vector<float>& p) : bound_of_(p.size
   }
   for (uint32_t i = 0; i < p.size(); ++i) {
     if (!(p[i] > 0)) continue;
-    Class& c = by_class[ClassOf(p[i])];
-    c.ids.push_back(i);
-    bound_of_[i] = c.bound >= kScanBound ? 1.f : c.bound;
+    by_class[ClassOf(p[i])].ids.push_back(i);
   }
   for (Class& c : by_class) {
     if (!c.ids.empty()) classes_.push_back(std::move(c));

@@ -7,7 +7,7 @@
 // whose u_i falls below their class bound, and gives u_i, so `u_i < p_i` is
 // item i's event with probability p_i, and a caller may use u_i itself (for
 // example as a shared draw). An item not visited has u_i uniform on
-// [ClassBound(i), 1).
+// [ClassBound(p_i), 1).
 // Not thread-safe; the draws come from the caller's Random.
 #pragma once
 
@@ -30,9 +30,10 @@ class SparseBernoulli {
   template <typename Visit>
   void ForEachCandidate(Random& rng, Visit&& visit) const;
 
-  // The bound below which item `id`'s uniform makes it a candidate: 1 for the
-  // items visited every time, 0 for items never visited.
-  float ClassBound(uint32_t id) const { return bound_of_[id]; }
+  // The bound below which the uniform of an item of probability `p` makes it
+  // a candidate: 1 for the items visited every time, 0 for items never visited
+  // (p <= 0). Computed, not stored: a stream keeps several samplers per neuron.
+  static float ClassBound(float p);
 
  private:
   struct Class {
@@ -43,7 +44,6 @@ class SparseBernoulli {
   static constexpr float kScanBound = 0.125f;  // at or above: one draw per item
 
   std::vector<Class> classes_;
-  std::vector<float> bound_of_;
 };
 
 // Uniform in (0, 1], so that its logarithm is finite.
