@@ -84,13 +84,17 @@ void NeuronCache::Admit(CacheKey key, int64_t bytes) {
       ++stats_.rejected;
       return;
     }
-    Drop(policy_->Evict());
+    Drop(lru_ != nullptr ? lru_->LruPolicy::Evict() : policy_->Evict());  // LRU devirtualized
     ++stats_.evictions;
   }
   Store(key, static_cast<uint32_t>(bytes));
   ++entries_;
   used_ += bytes;
-  policy_->OnInsert(key);
+  if (lru_ != nullptr) {
+    lru_->LruPolicy::OnInsert(key);
+  } else {
+    policy_->OnInsert(key);
+  }
   ++stats_.insertions;
 }
 
