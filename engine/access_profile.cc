@@ -1,6 +1,7 @@
 #include "engine/access_profile.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -46,8 +47,8 @@ std::vector<CacheKey> ActivationProfile::Ranked() const {
 TraceOracle::TraceOracle(std::shared_ptr<const TraceFuture> future) : future_(std::move(future)) {
   cursor_.resize(future_->keys());
   for (CacheKey k = 0; k < cursor_.size(); ++k) {
-    const uint32_t begin = future_->begin(k), end = future_->end(k);
-    cursor_[k] = {begin, end, UseAt(begin, end), UseAt(begin + 1, end)};
+    cursor_[k].next = future_->begin(k);
+    Refill(cursor_[k], k, 0);
   }
 }
 
@@ -62,12 +63,27 @@ absl::StatusOr<std::unique_ptr<TraceOracle>> TraceOracle::Collect(TokenSource& s
 
 uint32_t TraceOracle::NextUse(CacheKey key) const {
   Cursor& c = cursor_[key];
-  while (c.now <= token_) {  // usually once: the key is at its use `now`
-    ++c.next;
-    c.now = c.after;
-    c.after = UseAt(c.next + 1, c.end);
+  const uint32_t t = token_ + 1;  // the first token that counts
+  if (t <= c.base) return c.base;
+  const uint32_t skip = t - c.base;
+  if (skip < 64) {
+    const uint64_t later = c.mask >> skip;
+    if (later != 0) return t + static_cast<uint32_t>(std::countr_zero(later));
   }
-  return c.now;
+  return Refill(c, key, t);
+}
+
+uint32_t TraceOracle::Refill(Cursor& c, CacheKey key, uint32_t t) const {
+  const uint32_t end = future_->end(key);
+  uint32_t i = c.next;
+  while (i < end && future_->use(i) < t) ++i;
+  c.mask = 0;
+  c.base = i < end ? future_->use(i) : UINT32_MAX;
+  for (; i < end && future_->use(i) - c.base < 64; ++i) {
+    c.mask |= uint64_t{1} << (future_->use(i) - c.base);
+  }
+  c.next = i;
+  return c.base;
 }
 
 }  // namespace sparseflash

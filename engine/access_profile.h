@@ -48,15 +48,15 @@ class TraceOracle : public AccessOracle {
   void Prefetch(CacheKey key) const override { __builtin_prefetch(&cursor_[key], 1); }
 
  private:
-  // A key's next uses are kept in its cursor, so that the answer does not wait
-  // for the uses array: a key asked about at its own use gets `after`.
+  // A key's uses within 64 tokens from `base` are a bit mask in its cursor, so
+  // most answers are a shift and a bit scan, without a load from the uses array.
   struct Cursor {
-    uint32_t next;   // index of the first use not yet passed
-    uint32_t end;    // one past the key's last use
-    uint32_t now;    // the token of use `next` (UINT32_MAX: none)
-    uint32_t after;  // the token of use `next + 1` (UINT32_MAX: none)
+    uint64_t mask;  // bit i: a use at token base + i (bit 0 set unless none left)
+    uint32_t base;  // the first use not yet passed when filled (UINT32_MAX: none)
+    uint32_t next;  // index of the first use at or after base + 64
   };
-  uint32_t UseAt(uint32_t i, uint32_t end) const { return i < end ? future_->use(i) : UINT32_MAX; }
+  // Fills `c` from the first use at or after token `t`; returns that use.
+  uint32_t Refill(Cursor& c, CacheKey key, uint32_t t) const;
 
   std::shared_ptr<const TraceFuture> future_;
   mutable std::vector<Cursor> cursor_;  // per key
