@@ -19,6 +19,7 @@ absl::StatusOr<ActivationProfile> ActivationProfile::Collect(TokenSource& source
     ++p.tokens_;
     ForEachAccess(**token, indexer, set, [&](CacheKey k) { ++p.counts_[k]; });
   }
+  p.Rank();
   return p;
 }
 
@@ -29,19 +30,19 @@ ActivationProfile ActivationProfile::FromProbabilities(const std::vector<float>&
     p.counts_.push_back(static_cast<uint32_t>(std::lround(std::clamp(q, 0.f, 1.f) * 65535.f)));
   }
   p.tokens_ = 65535;
+  p.Rank();
   return p;
 }
 
-std::vector<CacheKey> ActivationProfile::Ranked() const {
+void ActivationProfile::Rank() {
   // Counting sort by count (at most the token count): linear in the key space.
   uint32_t top = 0;
   for (uint32_t c : counts_) top = std::max(top, c);
   std::vector<size_t> start(static_cast<size_t>(top) + 2, 0);
   for (uint32_t c : counts_) ++start[top - c + 1];
   for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-  std::vector<CacheKey> keys(counts_.size());
-  for (CacheKey k = 0; k < counts_.size(); ++k) keys[start[top - counts_[k]]++] = k;
-  return keys;
+  ranked_.resize(counts_.size());
+  for (CacheKey k = 0; k < counts_.size(); ++k) ranked_[start[top - counts_[k]]++] = k;
 }
 
 TraceOracle::TraceOracle(std::shared_ptr<const TraceFuture> future) : future_(std::move(future)) {

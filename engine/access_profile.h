@@ -26,10 +26,13 @@ class ActivationProfile {
   uint64_t count(CacheKey key) const { return counts_[key]; }
   uint64_t tokens() const { return tokens_; }
   // All keys, most frequently accessed first (ties: lower key first).
-  std::vector<CacheKey> Ranked() const;
+  const std::vector<CacheKey>& Ranked() const { return ranked_; }
 
  private:
+  void Rank();
+
   std::vector<uint32_t> counts_;
+  std::vector<CacheKey> ranked_;
   uint64_t tokens_ = 0;
 };
 

@@ -9,6 +9,8 @@
 
 #include "common/random.h"
 #include "engine/token_source.h"
+#include "traces/generator.h"
+#include "traces/model_catalog.h"
 
 namespace sparseflash {
 namespace {
@@ -77,6 +79,32 @@ TEST(TraceOracle, NextUseIsTheFirstLaterTokenThatAccessesTheKey) {
   }
   EXPECT_GT(checked_never, 0);
   EXPECT_GT(checked_far, 0);
+}
+
+// A generated trace hands every run of its model one shared generator profile,
+// the same as one made afresh, and a model that differs in any field its own.
+TEST(TokenTrace, SharesTheGeneratorProfileOfEachModel) {
+  absl::StatusOr<ModelSpec> model = LoadModel("tinystories-relu-260k");
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::shared_ptr<const TokenTrace>> trace = GenerateTokenTrace(*model, 1, 4);
+  ASSERT_TRUE(trace.ok()) << trace.status();
+  std::shared_ptr<const ActivationProfile> shared = (*trace)->GeneratorProfile(*model);
+  EXPECT_EQ((*trace)->GeneratorProfile(*model).get(), shared.get());
+  const ActivationProfile fresh = ActivationProfile::FromProbabilities(ExpectedActivity(*model));
+  EXPECT_EQ(shared->Ranked(), fresh.Ranked());
+  EXPECT_EQ(shared->tokens(), fresh.tokens());
+  for (CacheKey k = 0; k < fresh.Ranked().size(); ++k) ASSERT_EQ(shared->count(k), fresh.count(k));
+
+  ModelSpec other = *model;
+  for (double& r : other.generator.layer_active_ratio) r *= 0.5;
+  std::shared_ptr<const ActivationProfile> other_profile = (*trace)->GeneratorProfile(other);
+  EXPECT_NE(other_profile.get(), shared.get());
+  int differ = 0;
+  for (CacheKey k = 0; k < fresh.Ranked().size(); ++k) {
+    differ += other_profile->count(k) != shared->count(k);
+  }
+  EXPECT_GT(differ, 0);
+  EXPECT_EQ((*trace)->GeneratorProfile(*model).get(), shared.get());
 }
 
 }  // namespace

@@ -41,10 +41,13 @@ class Sources {
   // The offline profile, from a source disjoint from the run's tokens unless
   // "oracle" was asked for: the generator's long-run activation probabilities
   // (what profiling very many tokens converges to), or another trace.
-  absl::StatusOr<ActivationProfile> Profile(const NeuronIndexer& indexer, AccessSet set) const {
+  absl::StatusOr<std::shared_ptr<const ActivationProfile>> Profile(const NeuronIndexer& indexer,
+                                                                   AccessSet set) const {
     const std::string source = ProfileSource(c_.profile);
     if (source == "generator") {
-      return ActivationProfile::FromProbabilities(ExpectedActivity(c_.model));
+      if (c_.trace_path.empty() && c_.generated) return c_.generated->GeneratorProfile(c_.model);
+      return std::make_shared<const ActivationProfile>(
+          ActivationProfile::FromProbabilities(ExpectedActivity(c_.model)));
     }
     absl::StatusOr<std::unique_ptr<TokenSource>> tokens =
         source == "oracle" ? Run() : OpenTraceSource(source);
@@ -53,7 +56,9 @@ class Sources {
       const std::string origin = absl::StrCat(source, " (the offline profile)");
       if (absl::Status s = CheckShape((*tokens)->header(), c_.model, origin); !s.ok()) return s;
     }
-    return ActivationProfile::Collect(**tokens, indexer, set);
+    absl::StatusOr<ActivationProfile> profile = ActivationProfile::Collect(**tokens, indexer, set);
+    if (!profile.ok()) return profile.status();
+    return std::make_shared<const ActivationProfile>(*std::move(profile));
   }
   // The future accesses of the run's first `tokens` tokens (Belady): a
   // generated trace in memory keeps them for every run on it.
@@ -128,9 +133,9 @@ absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
       c.trace_path.empty() ? c.tokens : std::min<uint64_t>(c.tokens, setup.header.tokens);
   const AccessSet set = setup.header.has_predicted ? AccessSet::kPredicted : AccessSet::kActive;
   NeuronIndexer indexer(c.model.layers, c.model.experts, c.model.d_ffn);
-  absl::StatusOr<ActivationProfile> profile = sources.Profile(indexer, set);
+  absl::StatusOr<std::shared_ptr<const ActivationProfile>> profile = sources.Profile(indexer, set);
   if (!profile.ok()) return profile.status();
-  setup.profile = std::make_unique<ActivationProfile>(*std::move(profile));
+  setup.profile = *std::move(profile);
   if (c.policy == "belady") {
     absl::StatusOr<std::shared_ptr<const TraceFuture>> future =
         sources.Future(indexer, set, setup.tokens);

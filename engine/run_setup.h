@@ -57,7 +57,7 @@ struct RunSetupConfig {
 std::string ProfileSource(const std::string& profile);
 
 struct RunSetup {
-  std::unique_ptr<ActivationProfile> profile;
+  std::shared_ptr<const ActivationProfile> profile;  // may be shared by runs
   std::unique_ptr<TraceOracle> oracle;
   std::unique_ptr<Strategy> strategy;
   std::unique_ptr<TokenSource> source;  // at most `tokens` tokens, advancing the oracle

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/access_profile.h"
 #include "engine/sparse_ffn.h"
 #include "traces/generator.h"
 #include "traces/trace_reader.h"
@@ -116,6 +117,18 @@ absl::StatusOr<std::shared_ptr<const TraceFuture>> TokenTrace::Future(const Neur
       TraceFuture::Collect(source, indexer, set);
   if (future.ok()) futures_.emplace(std::make_pair(set, count), *future);
   return future;
+}
+
+std::shared_ptr<const ActivationProfile> TokenTrace::GeneratorProfile(
+    const ModelSpec& model) const {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [spec, profile] : profiles_) {
+    if (spec == model) return profile;
+  }
+  auto profile = std::make_shared<const ActivationProfile>(
+      ActivationProfile::FromProbabilities(ExpectedActivity(model)));
+  profiles_.emplace_back(model, profile);
+  return profile;
 }
 
 std::unique_ptr<TokenSource> MakeMemorySource(std::shared_ptr<const TokenTrace> trace,

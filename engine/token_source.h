@@ -18,6 +18,8 @@
 
 namespace sparseflash {
 
+class ActivationProfile;
+
 class TokenSource {
  public:
   virtual ~TokenSource() = default;
@@ -43,9 +45,15 @@ struct TokenTrace {
   // on first use and shared by every run on this trace. Thread-safe.
   absl::StatusOr<std::shared_ptr<const TraceFuture>> Future(const NeuronIndexer& indexer,
                                                             AccessSet set, uint64_t count) const;
+  // The offline profile of `model`'s generator (its long-run activation
+  // probabilities), made on first use and shared by every run on this trace.
+  // Thread-safe.
+  std::shared_ptr<const ActivationProfile> GeneratorProfile(const ModelSpec& model) const;
 
  private:
   mutable absl::Mutex mu_;
+  mutable std::vector<std::pair<ModelSpec, std::shared_ptr<const ActivationProfile>>> profiles_
+      ABSL_GUARDED_BY(mu_);
   mutable std::map<std::pair<AccessSet, uint64_t>, std::shared_ptr<const TraceFuture>> futures_
       ABSL_GUARDED_BY(mu_);
 };
