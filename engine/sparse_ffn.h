@@ -88,16 +88,27 @@ struct PinnedKeys {
   const std::vector<uint64_t>* elsewhere = nullptr;
 };
 
+// For the function that runs ClassifyWithPinned's word loop: on x86-64 it is
+// compiled twice, with and without the POPCNT instruction, and the loader picks
+// one for the CPU. Without it the portable build's std::popcount is a library
+// call per word.
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SF_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define SF_POPCNT_CLONES
+#endif
+
 // ClassifyNeurons for a cache with a pinned region: pinned neurons are counted
 // 64 at a time, and only the others go through `resident` and `fetched`, in
 // the same ascending order, so the cache sees the same operations; `prefetch`
 // is called on them a word of 64 neurons ahead. Adds the pinned predicted
-// neurons to *pinned_hits. `predicted` is sorted and unique.
+// neurons to *pinned_hits. `predicted` is sorted and unique. Always inlined,
+// so that it is compiled for its caller's target (SF_POPCNT_CLONES).
 template <typename Resident, typename Fetched, typename Prefetch>
-FfnCounts ClassifyWithPinned(const std::vector<uint32_t>& predicted, const NeuronSet& set,
-                             uint32_t key_base, bool second_conditional, const PinnedKeys& pinned,
-                             Resident&& resident, Fetched&& fetched, Prefetch&& prefetch,
-                             uint64_t* pinned_hits) {
+[[gnu::always_inline]] inline FfnCounts ClassifyWithPinned(
+    const std::vector<uint32_t>& predicted, const NeuronSet& set, uint32_t key_base,
+    bool second_conditional, const PinnedKeys& pinned, Resident&& resident, Fetched&& fetched,
+    Prefetch&& prefetch, uint64_t* pinned_hits) {
   // The sets as bitsets: the trace's own when it keeps them, else marked here.
   static thread_local std::vector<uint64_t> wanted_scratch, active_scratch, gate_only_scratch;
   const NeuronBits& kept = set.bits;

@@ -81,7 +81,7 @@ class PowerInfer2 : public Strategy {
   void EndToken() override { cache_->OnTokenEnd(); }
 
  private:
-  NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
+  SF_POPCNT_CLONES NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
     const ModelSpec& m = ctx_.model;
     const int64_t per_expert_predictor = costs_.predictor_bytes / m.experts;
     NodeId predicted = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
