@@ -62,9 +62,15 @@ FfnCounts ClassifyNeurons(const std::vector<uint32_t>& predicted, const NeuronSe
                           Fetched&& fetched, Prefetch&& prefetch) {
   // A bit test per neuron instead of merging two sorted lists: the merge's
   // data-dependent branches were the loop's cost.
-  static thread_local std::vector<uint64_t> active, gate_only;
-  MarkIds(set.active, &active);
-  MarkIds(set.gate_only, &gate_only);
+  // The trace's own bitsets when it keeps them, else marked here.
+  static thread_local std::vector<uint64_t> active_scratch, gate_only_scratch;
+  const bool kept = set.bits.present;
+  if (!kept) {
+    MarkIds(set.active, &active_scratch);
+    MarkIds(set.gate_only, &gate_only_scratch);
+  }
+  const std::vector<uint64_t>& active = kept ? set.bits.active : active_scratch;
+  const std::vector<uint64_t>& gate_only = kept ? set.bits.gate_only : gate_only_scratch;
   int64_t n[4] = {0, 0, 0, 0};
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < std::min(kAhead, predicted.size()); ++i) prefetch(key_base + predicted[i]);
@@ -75,8 +81,10 @@ FfnCounts ClassifyNeurons(const std::vector<uint32_t>& predicted, const NeuronSe
     const CacheKey key = key_base + id;
     internal::CountNeuron(resident(key), gate, key, second_conditional, n, fetched);
   }
-  UnmarkIds(set.active, &active);
-  UnmarkIds(set.gate_only, &gate_only);
+  if (!kept) {
+    UnmarkIds(set.active, &active_scratch);
+    UnmarkIds(set.gate_only, &gate_only_scratch);
+  }
   return internal::ToCounts(n);
 }
 

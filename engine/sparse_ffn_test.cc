@@ -64,6 +64,24 @@ TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
         },
         [&](CacheKey k) { read.push_back(k); }, [](CacheKey) {});
 
+    if (set.bits.present) {  // the same from the ids alone
+      NeuronSet ids_only = set;
+      ids_only.bits = {};
+      FfnCounts from_ids = ClassifyNeurons(
+          predicted, ids_only, base, conditional,
+          [&](CacheKey k) {
+            if (Bit(hot, k)) {
+              return with_npu && Bit(npu, k) ? Residency::kElsewhere : Residency::kResident;
+            }
+            return Bit(cold, k) ? Residency::kResident : Residency::kMissing;
+          },
+          [](CacheKey) {}, [](CacheKey) {});
+      ASSERT_EQ(from_ids.resident_active, expected.resident_active) << round;
+      ASSERT_EQ(from_ids.resident_gate_zero, expected.resident_gate_zero) << round;
+      ASSERT_EQ(from_ids.missing_active, expected.missing_active) << round;
+      ASSERT_EQ(from_ids.missing_gate_zero, expected.missing_gate_zero) << round;
+    }
+
     std::vector<CacheKey> looked2, read2;
     uint64_t pinned = 0;
     FfnCounts got = ClassifyWithPinned(
