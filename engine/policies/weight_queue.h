@@ -39,6 +39,8 @@ class WeightQueue {
   bool empty() const { return size_ == 0; }
   int64_t size() const { return size_; }
   bool contains(uint32_t key) const { return queued_[key]; }
+  // Hints that contains(key) is asked soon.
+  void Prefetch(uint32_t key) const { __builtin_prefetch(&queued_[key]); }
 
   void Push(uint32_t key) {
     const uint32_t b = bucket_of_[key];

@@ -31,6 +31,11 @@ class SlidingWindow : public EvictionPolicy {
     }
     last_token_[key] = token_;
   }
+  void Prefetch(CacheKey key) const override {
+    order_.Prefetch(key);
+    archive_.Prefetch(key);
+    __builtin_prefetch(&last_token_[key], 1);
+  }
   void OnInsert(CacheKey key) override {
     order_.PushFront(key);
     last_token_[key] = token_;
