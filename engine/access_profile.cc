@@ -66,10 +66,9 @@ uint32_t TraceOracle::NextUse(CacheKey key) const {
   Cursor& c = cursor_[key];
   const uint32_t t = token_ + 1;  // the first token that counts
   if (t <= c.base) return c.base;
-  const uint32_t skip = t - c.base;
-  if (skip < 64) {
-    const uint64_t later = c.mask >> skip;
-    if (later != 0) return t + static_cast<uint32_t>(std::countr_zero(later));
+  for (uint32_t skip = t - c.base; skip < kSpan; skip = (skip | 63) + 1) {
+    const uint64_t later = c.mask[skip / 64] >> (skip % 64);
+    if (later != 0) return c.base + skip + static_cast<uint32_t>(std::countr_zero(later));
   }
   return Refill(c, key, t);
 }
@@ -78,10 +77,11 @@ uint32_t TraceOracle::Refill(Cursor& c, CacheKey key, uint32_t t) const {
   const uint32_t end = future_->end(key);
   uint32_t i = c.next;
   while (i < end && future_->use(i) < t) ++i;
-  c.mask = 0;
+  for (uint64_t& word : c.mask) word = 0;
   c.base = i < end ? future_->use(i) : UINT32_MAX;
-  for (; i < end && future_->use(i) - c.base < 64; ++i) {
-    c.mask |= uint64_t{1} << (future_->use(i) - c.base);
+  for (; i < end && future_->use(i) - c.base < kSpan; ++i) {
+    const uint32_t bit = future_->use(i) - c.base;
+    c.mask[bit / 64] |= uint64_t{1} << (bit % 64);
   }
   c.next = i;
   return c.base;

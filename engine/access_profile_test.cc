@@ -54,13 +54,13 @@ TEST(TraceOracle, NextUseIsTheFirstLaterTokenThatAccessesTheKey) {
     ForEachAccess(trace->tokens[t], indexer, AccessSet::kActive,
                   [&](CacheKey k) { uses[k][t] = true; });
   }
-  int checked_never = 0, checked_far = 0;  // answers never, and over 64 tokens ahead
+  int checked_never = 0, checked_far = 0;  // answers never, and over 128 tokens ahead
   for (uint32_t t = 0; t < kTokens; ++t) {
     (*oracle)->SetToken(t);
     shared.SetToken(t);
     // Ask in a scrambled key order, some keys twice, as a cache does, and
     // some keys not at every token (their cursors then skip tokens, rare keys
-    // beyond a 64-token window).
+    // beyond the cursor's 128-token span).
     for (uint32_t i = 0; i < 2 * indexer.key_space(); ++i) {
       const CacheKey k = (i * 37) % indexer.key_space();
       if ((t * 7 + k) % 5 == 0 || (k % 11 == 0 && t % 97 != 0)) continue;
@@ -72,7 +72,7 @@ TEST(TraceOracle, NextUseIsTheFirstLaterTokenThatAccessesTheKey) {
         }
       }
       checked_never += expected == UINT32_MAX;
-      checked_far += expected != UINT32_MAX && expected - t > 64;
+      checked_far += expected != UINT32_MAX && expected - t > 128;
       ASSERT_EQ((*oracle)->NextUse(k), expected) << "key " << k << " at token " << t;
       ASSERT_EQ(shared.NextUse(k), expected) << "key " << k << " at token " << t;
     }
