@@ -30,6 +30,18 @@ void AppendSet(const std::vector<uint64_t>& bits, std::vector<uint32_t>* out) {
   ForEachSet(bits, [&](uint32_t i) { out->push_back(i); });
 }
 
+// Calls f(ids[k], data[ids[k]]) for each k, fetching the data a few ids ahead:
+// the ids are sparse, so each one's data is a cache miss of its own.
+template <typename T, typename F>
+void ForEachPrefetched(const std::vector<uint32_t>& ids, const std::vector<T>& data, F&& f) {
+  constexpr size_t kAhead = 8;
+  const size_t n = ids.size();
+  for (size_t k = 0; k < n; ++k) {
+    if (k + kAhead < n) __builtin_prefetch(&data[ids[k + kAhead]]);
+    f(ids[k], data[ids[k]]);
+  }
+}
+
 // Two 24-bit uniforms in [0, 1) from one 64-bit draw.
 float Low24(uint64_t r) { return static_cast<float>(r & 0xffffff) * 0x1.0p-24f; }
 float High24(uint64_t r) { return static_cast<float>(r >> 40) * 0x1.0p-24f; }
@@ -48,11 +60,9 @@ NeuronStream::NeuronStream(NeuronStreamParams params, uint64_t seed)
     for (double& e : envelope) e *= p_.predicted_ratio;
     CapPreservingMean(&envelope, 1.0);
   }
-  stay_on_.resize(n);
-  turn_on_.resize(n);
-  in_keep_.resize(n);
-  out_fire_.resize(n);
-  gate_only_.resize(n);
+  rates_.resize(n);
+  std::vector<float> turn_on(n);   // P(on | off)
+  std::vector<float> out_fire(n);  // P(true | outside envelope)
   on_.assign((n + 63) / 64, 0);
   const double recall = p_.predicted_ratio > 0 ? p_.recall : 1.0;
   for (size_t i = 0; i < n; ++i) {
@@ -61,95 +71,112 @@ NeuronStream::NeuronStream(NeuronStreamParams params, uint64_t seed)
     double rho = std::clamp(p_.persistence + (cold - p_.persistence) * (1 - e) +
                                 p_.persistence_spread * (2 * rng_.Uniform() - 1),
                             0.0, 0.995);
-    stay_on_[i] = static_cast<float>(e + rho * (1 - e));
-    turn_on_[i] = static_cast<float>(e * (1 - rho));
-    in_keep_[i] = e > 0 ? static_cast<float>(std::min(1.0, q * recall / e)) : 0.f;
-    out_fire_[i] = e < 1 ? static_cast<float>(std::min(1.0, q * (1 - recall) / (1 - e))) : 0.f;
+    Rates& r = rates_[i];
+    r.stay_on = static_cast<float>(e + rho * (1 - e));
+    turn_on[i] = static_cast<float>(e * (1 - rho));
+    r.in_keep = e > 0 ? static_cast<float>(std::min(1.0, q * recall / e)) : 0.f;
+    out_fire[i] = e < 1 ? static_cast<float>(std::min(1.0, q * (1 - recall) / (1 - e))) : 0.f;
     // Expected gate-only count per neuron is gate_only_ratio * q, drawn among the
     // neurons that can hold it: the envelope minus the active (with a predictor), or
     // every inactive neuron (without).
     double room = p_.predicted_ratio > 0 ? e - q * recall : 1 - q;
-    gate_only_[i] =
-        room > 0 ? static_cast<float>(std::min(1.0, p_.gate_only_ratio * q / room)) : 0.f;
+    r.gate_only = room > 0 ? static_cast<float>(std::min(1.0, p_.gate_only_ratio * q / room)) : 0.f;
     if (rng_.Uniform() < e) Set(&on_, static_cast<uint32_t>(i));
   }
   next_ = active_bits_ = gate_bits_ = on_;
   // Neurons that can never be off (envelope 1) take no part in the off passes.
-  auto can_be_off = [&](size_t i) { return stay_on_[i] < 1; };
+  auto can_be_off = [&](size_t i) { return rates_[i].stay_on < 1; };
   const size_t groups = (n + group_size_ - 1) / group_size_;
-  group_turn_on_.assign(groups, 0.f);
-  group_order_start_.assign(groups + 1, 0);
+  groups_.assign(groups + 1, Group{});
+  std::vector<float> group_turn_on(groups, 0.f);
   for (size_t k = 0; k < groups; ++k) {
-    group_order_start_[k] = static_cast<uint32_t>(group_order_.size());
+    groups_[k].order_start = static_cast<uint32_t>(group_order_.size());
     const size_t end = std::min(n, (k + 1) * group_size_);
     for (size_t i = k * group_size_; i < end; ++i) {
-      if (!can_be_off(i) || turn_on_[i] <= 0) continue;
-      group_order_.push_back({static_cast<uint32_t>(i), turn_on_[i]});
-      group_turn_on_[k] = std::max(group_turn_on_[k], turn_on_[i]);
+      if (!can_be_off(i) || turn_on[i] <= 0) continue;
+      group_order_.push_back({static_cast<uint32_t>(i), turn_on[i]});
+      group_turn_on[k] = std::max(group_turn_on[k], turn_on[i]);
     }
-    std::sort(group_order_.begin() + group_order_start_[k], group_order_.end(),
+    groups_[k].turn_on = group_turn_on[k];
+    std::sort(group_order_.begin() + groups_[k].order_start, group_order_.end(),
               [](const auto& a, const auto& b) { return a.second > b.second; });
   }
-  group_order_start_[groups] = static_cast<uint32_t>(group_order_.size());
+  groups_[groups].order_start = static_cast<uint32_t>(group_order_.size());
   std::vector<float> own(n);
-  for (size_t i = 0; i < n; ++i) own[i] = can_be_off(i) ? (1 - coactivation_) * turn_on_[i] : 0;
+  for (size_t i = 0; i < n; ++i) own[i] = can_be_off(i) ? (1 - coactivation_) * turn_on[i] : 0;
   own_turn_on_ = SparseBernoulli(own);
-  if (coactivation_ > 0) group_trigger_ = SparseBernoulli(group_turn_on_);
-  if (p_.predicted_ratio > 0) out_fire_draws_ = SparseBernoulli(out_fire_);
+  if (coactivation_ > 0) group_trigger_ = SparseBernoulli(group_turn_on);
+  if (p_.predicted_ratio > 0) out_fire_draws_ = SparseBernoulli(out_fire);
   if (p_.predicted_ratio <= 0 && p_.gate_only_ratio > 0) {
-    off_gate_only_draws_ = SparseBernoulli(gate_only_);
+    std::vector<float> gate_only(n);
+    for (size_t i = 0; i < n; ++i) gate_only[i] = rates_[i].gate_only;
+    off_gate_only_draws_ = SparseBernoulli(gate_only);
   }
-  group_draw_.assign(groups, 0.f);
-  group_drawn_at_.assign(groups, 0);
+  followed_.assign(on_.size(), 0);
+  AppendSet(on_, &on_ids_);
   std::vector<double>().swap(p_.propensity);  // the rates above are all a step needs
 }
 
 float NeuronStream::GroupDraw(uint32_t group) {
-  if (group_drawn_at_[group] != step_) {
+  Group& state = groups_[group];
+  if (state.drawn_at != step_) {
     // Not a candidate of the trigger pass: uniform above the group's class bound.
-    const float bound =
-        coactivation_ > 0 ? SparseBernoulli::ClassBound(group_turn_on_[group]) : 0.f;
-    group_draw_[group] = bound + (1 - bound) * static_cast<float>(rng_.Uniform());
-    group_drawn_at_[group] = step_;
+    const float bound = coactivation_ > 0 ? SparseBernoulli::ClassBound(state.turn_on) : 0.f;
+    state.draw = bound + (1 - bound) * static_cast<float>(rng_.Uniform());
+    state.drawn_at = step_;
   }
-  return group_draw_[group];
+  return state.draw;
 }
 
 void NeuronStream::TurnOnTriggeredGroup(uint32_t group, float g) {
   // Members by falling turn-on probability: those above the draw follow the
   // group with probability c, or draw alone (the own pass skips them).
-  for (uint32_t k = group_order_start_[group]; k < group_order_start_[group + 1]; ++k) {
+  for (uint32_t k = groups_[group].order_start; k < groups_[group + 1].order_start; ++k) {
     const auto [i, turn_on] = group_order_[k];
     if (turn_on <= g) break;
     const bool turns_on = Low24(rng_.Next()) < coactivation_ + (1 - coactivation_) * turn_on;
     SetIf(&next_, i, turns_on & !Test(on_, i));
+    Set(&followed_, i);
   }
 }
 
 void NeuronStream::StepEnvelope() {
   if (++step_ == 0) {  // wrapped: no stale stamp may look current
-    std::fill(group_drawn_at_.begin(), group_drawn_at_.end(), 0);
+    for (Group& state : groups_) state.drawn_at = 0;
     step_ = 1;
   }
   Clear(&next_);
+  Clear(&followed_);
   if (coactivation_ > 0) {
-    group_trigger_.ForEachCandidate(rng_, [&](uint32_t g, float u) {
-      group_draw_[g] = u;
-      group_drawn_at_[g] = step_;
-      if (u < group_turn_on_[g]) TurnOnTriggeredGroup(g, u);
-    });
+    group_trigger_.ForEachCandidate(
+        rng_,
+        [&](uint32_t g, float u, float group_turn_on) {
+          groups_[g].draw = u;
+          groups_[g].drawn_at = step_;
+          if (u < group_turn_on) TurnOnTriggeredGroup(g, u);
+        },
+        [&](uint32_t g, int distance) {
+          // The group's state first, its members once the state has arrived.
+          if (distance == 2) {
+            __builtin_prefetch(&groups_[g], 1);
+          } else {
+            __builtin_prefetch(&group_order_[groups_[g].order_start]);
+          }
+        });
   }
-  own_turn_on_.ForEachCandidate(rng_, [&](uint32_t i, float u) {
-    const bool turns_on = u < (1 - coactivation_) * turn_on_[i];
-    SetIf(&next_, i, turns_on & !Test(on_, i) & !FollowsGroupDraw(i));
+  // `own` is (1 - c) turn_on: the neuron's own draw, unless it followed its group.
+  own_turn_on_.ForEachCandidatePrefetched(rng_, [&](uint32_t i, float u, float own) {
+    SetIf(&next_, i, (u < own) & !Test(on_, i) & !Test(followed_, i));
   });
-  ForEachSet(on_, [&](uint32_t i) {
+  ForEachPrefetched(on_ids_, rates_, [&](uint32_t i, const Rates& rates) {
     // One 64-bit draw gives two uniforms: follow the group, or draw alone.
     const uint64_t r = rng_.Next();
     const float u = Low24(r) < coactivation_ ? GroupDraw(GroupOf(i)) : High24(r);
-    SetIf(&next_, i, u < stay_on_[i]);
+    SetIf(&next_, i, u < rates.stay_on);
   });
   on_.swap(next_);
+  on_ids_.clear();
+  AppendSet(on_, &on_ids_);
 }
 
 void NeuronStream::DrawSets(NeuronSet* out) {
@@ -160,22 +187,23 @@ void NeuronStream::DrawSets(NeuronSet* out) {
   const bool gates = p_.gate_only_ratio > 0;
   Clear(&active_bits_);
   Clear(&gate_bits_);
-  ForEachSet(on_, [&](uint32_t i) {
+  if (predictor) out->predicted = on_ids_;
+  ForEachPrefetched(on_ids_, rates_, [&](uint32_t i, const Rates& rates) {
     const uint64_t r = rng_.Next();
-    if (predictor) out->predicted.push_back(i);
-    const bool active = !predictor || Low24(r) < in_keep_[i];
+    const bool active = !predictor || Low24(r) < rates.in_keep;
     SetIf(&active_bits_, i, active);
-    SetIf(&gate_bits_, i, !active & gates & (High24(r) < gate_only_[i]));
+    SetIf(&gate_bits_, i, !active & gates & (High24(r) < rates.gate_only));
   });
   if (!predictor && gates) {
     // Every on neuron is active; gate-only ones come from the rest.
-    off_gate_only_draws_.ForEachCandidate(rng_, [&](uint32_t i, float u) {
-      SetIf(&gate_bits_, i, (u < gate_only_[i]) & !Test(on_, i));
-    });
+    off_gate_only_draws_.ForEachCandidatePrefetched(
+        rng_, [&](uint32_t i, float u, float gate_only) {
+          SetIf(&gate_bits_, i, (u < gate_only) & !Test(on_, i));
+        });
   }
   if (predictor) {
-    out_fire_draws_.ForEachCandidate(rng_, [&](uint32_t i, float u) {
-      SetIf(&active_bits_, i, (u < out_fire_[i]) & !Test(on_, i));
+    out_fire_draws_.ForEachCandidatePrefetched(rng_, [&](uint32_t i, float u, float out_fire) {
+      SetIf(&active_bits_, i, (u < out_fire) & !Test(on_, i));
     });
   }
   AppendSet(active_bits_, &out->active);

@@ -46,13 +46,8 @@ class NeuronStream {
   void StepEnvelope();
   void DrawSets(NeuronSet* out);
   // Off neurons of a group whose shared draw `g` fell below their turn-on
-  // probability.
+  // probability; marks every member that took the draw in `followed_`.
   void TurnOnTriggeredGroup(uint32_t group, float g);
-  // Whether off neuron i's turn-on was drawn by TurnOnTriggeredGroup this step.
-  bool FollowsGroupDraw(uint32_t i) const {
-    const uint32_t group = GroupOf(i);
-    return group_drawn_at_[group] == step_ && group_draw_[group] < turn_on_[i];
-  }
   uint32_t GroupOf(uint32_t i) const {
     return group_shift_ >= 0 ? i >> group_shift_ : i / group_size_;
   }
@@ -64,20 +59,31 @@ class NeuronStream {
   uint32_t group_size_;
   int group_shift_;  // log2(group_size_) when a power of two, else -1
   float coactivation_;
-  std::vector<float> stay_on_, turn_on_, in_keep_, gate_only_;
-  std::vector<float> out_fire_;       // P(true | outside envelope)
-  std::vector<float> group_turn_on_;  // per group: its members' largest turn_on
+  // A neuron's rates for its on steps, side by side: a step reads them together.
+  struct Rates {
+    float stay_on;    // P(on | on)
+    float in_keep;    // P(true | in the envelope)
+    float gate_only;  // P(gate-only | not true)
+  };
+  std::vector<Rates> rates_;
+  // A friend group's state, in one place: a trigger or a shared draw reads it all.
+  struct Group {
+    float turn_on = 0;         // its members' largest turn_on
+    float draw = 0;            // its shared draw at step drawn_at
+    uint32_t drawn_at = 0;     // a step_
+    uint32_t order_start = 0;  // its first member in group_order_
+  };
+  std::vector<Group> groups_;  // and one past the last, for its order_start
   // Members that can be off with their turn_on, by falling turn_on.
   std::vector<std::pair<uint32_t, float>> group_order_;
-  std::vector<uint32_t> group_order_start_;  // per group, and one past the last
   // Rare events, drawn in time proportional to their number (see SparseBernoulli).
   SparseBernoulli own_turn_on_;    // off -> on by a neuron's own draw: (1 - c) turn_on
-  SparseBernoulli group_trigger_;  // a group's shared draw below group_turn_on_
+  SparseBernoulli group_trigger_;  // a group's shared draw below its turn_on
   SparseBernoulli out_fire_draws_;
   SparseBernoulli off_gate_only_draws_;  // without a predictor: inactive neurons
   std::vector<uint64_t> on_, next_, active_bits_, gate_bits_;  // bit per neuron
-  std::vector<float> group_draw_;
-  std::vector<uint32_t> group_drawn_at_;  // the step_ of group_draw_
+  std::vector<uint64_t> followed_;  // this step: off members that took their group's draw
+  std::vector<uint32_t> on_ids_;    // the set bits of on_, in increasing order
   uint32_t step_ = 0;
 };
 

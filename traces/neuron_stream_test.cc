@@ -143,14 +143,17 @@ TEST(SparseBernoulli, EveryItemFiresAtItsProbability) {
   SparseBernoulli draws(p);
   Random rng(3);
   std::vector<double> fired(p.size(), 0), visited(p.size(), 0);
+  int64_t wrong_p = 0;  // visits whose p is not the item's own
   const int rounds = 20000;
   for (int r = 0; r < rounds; ++r) {
-    draws.ForEachCandidate(rng, [&](uint32_t id, float u) {
+    draws.ForEachCandidate(rng, [&](uint32_t id, float u, float p_id) {
+      wrong_p += p_id != p[id];
       EXPECT_LT(u, SparseBernoulli::ClassBound(p[id]));
       visited[id] += 1;
       fired[id] += u < p[id];
     });
   }
+  EXPECT_EQ(wrong_p, 0);
   for (size_t block = 0; block < p.size(); block += 200) {
     double sum = 0, seen = 0;
     for (size_t i = block; i < block + 200; ++i) {
@@ -167,4 +170,35 @@ TEST(SparseBernoulli, EveryItemFiresAtItsProbability) {
 }
 
 }  // namespace
+TEST(SparseBernoulli, PrefetchedVisitsAreTheSameCandidatesAndDraws) {
+  std::vector<float> p;
+  for (float x : {0.9f, 0.2f, 0.05f, 0.004f, 0.0f, 0.0003f}) p.insert(p.end(), 500, x);
+  SparseBernoulli draws(p);
+  Random plain(11), prefetched(11);
+  struct Visit {
+    uint32_t id;
+    float u, p;
+    bool operator==(const Visit&) const = default;
+  };
+  std::vector<Visit> a, b;
+  std::vector<uint32_t> hinted;
+  for (int round = 0; round < 50; ++round) {
+    draws.ForEachCandidate(
+        plain,
+        [&](uint32_t id, float u, float q) {
+          a.push_back({id, u, q});
+        },
+        [&](uint32_t id, int) { hinted.push_back(id); });
+    draws.ForEachCandidatePrefetched(prefetched, [&](uint32_t id, float u, float q) {
+      b.push_back({id, u, q});
+    });
+    ASSERT_EQ(a.size(), b.size()) << "round " << round;
+    ASSERT_TRUE(a == b) << "round " << round;
+    EXPECT_EQ(plain.Next(), prefetched.Next()) << "the streams drew differently";
+  }
+  // Every candidate's data is hinted, and no id outside the items.
+  EXPECT_GE(hinted.size(), a.size());
+  for (uint32_t id : hinted) ASSERT_LT(id, p.size());
+}
+
 }  // namespace sparseflash

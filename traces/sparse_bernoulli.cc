@@ -32,10 +32,10 @@ SparseBernoulli::SparseBernoulli(const std::vector<float>& p) {
   }
   for (uint32_t i = 0; i < p.size(); ++i) {
     if (!(p[i] > 0)) continue;
-    by_class[ClassOf(p[i])].ids.push_back(i);
+    by_class[ClassOf(p[i])].items.push_back({i, p[i]});
   }
   for (Class& c : by_class) {
-    if (!c.ids.empty()) classes_.push_back(std::move(c));
+    if (!c.items.empty()) classes_.push_back(std::move(c));
   }
 }
 
