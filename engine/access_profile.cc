@@ -5,6 +5,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "traces/generator.h"
+
 namespace sparseflash {
 
 absl::StatusOr<ActivationProfile> ActivationProfile::Collect(TokenSource& source,
@@ -21,6 +23,10 @@ absl::StatusOr<ActivationProfile> ActivationProfile::Collect(TokenSource& source
   }
   p.Rank();
   return p;
+}
+
+ActivationProfile ActivationProfile::OfGenerator(const ModelSpec& model) {
+  return FromProbabilities(ExpectedActivity(model));
 }
 
 ActivationProfile ActivationProfile::FromProbabilities(const std::vector<float>& probability) {

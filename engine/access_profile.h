@@ -12,6 +12,7 @@
 #include "engine/neuron_key.h"
 #include "engine/token_source.h"
 #include "engine/trace_future.h"
+#include "traces/model_spec.h"
 
 namespace sparseflash {
 
@@ -23,6 +24,9 @@ class ActivationProfile {
   // From per-key activation probabilities (a generator's expected activity),
   // quantized to 1/65535.
   static ActivationProfile FromProbabilities(const std::vector<float>& probability);
+  // The model generator's long-run activation probabilities (what profiling
+  // very many generated tokens converges to).
+  static ActivationProfile OfGenerator(const ModelSpec& model);
   uint64_t count(CacheKey key) const { return counts_[key]; }
   uint64_t tokens() const { return tokens_; }
   // All keys, most frequently accessed first (ties: lower key first).

@@ -90,7 +90,7 @@ TEST(TokenTrace, SharesTheGeneratorProfileOfEachModel) {
   ASSERT_TRUE(trace.ok()) << trace.status();
   std::shared_ptr<const ActivationProfile> shared = (*trace)->GeneratorProfile(*model);
   EXPECT_EQ((*trace)->GeneratorProfile(*model).get(), shared.get());
-  const ActivationProfile fresh = ActivationProfile::FromProbabilities(ExpectedActivity(*model));
+  const ActivationProfile fresh = ActivationProfile::OfGenerator(*model);
   EXPECT_EQ(shared->Ranked(), fresh.Ranked());
   EXPECT_EQ(shared->tokens(), fresh.tokens());
   for (CacheKey k = 0; k < fresh.Ranked().size(); ++k) ASSERT_EQ(shared->count(k), fresh.count(k));

@@ -46,8 +46,7 @@ class Sources {
     const std::string source = ProfileSource(c_.profile);
     if (source == "generator") {
       if (c_.trace_path.empty() && c_.generated) return c_.generated->GeneratorProfile(c_.model);
-      return std::make_shared<const ActivationProfile>(
-          ActivationProfile::FromProbabilities(ExpectedActivity(c_.model)));
+      return std::make_shared<const ActivationProfile>(ActivationProfile::OfGenerator(c_.model));
     }
     absl::StatusOr<std::unique_ptr<TokenSource>> tokens =
         source == "oracle" ? Run() : OpenTraceSource(source);

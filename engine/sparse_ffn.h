@@ -21,6 +21,28 @@ enum class Residency { kMissing, kResident, kElsewhere };
 // whose bits are otherwise clear; UnmarkIds clears them again.
 void MarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
 void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits);
+// Sorted ids as a bitset for the length of a scope: the caller's own bitset of
+// them (`kept`) when there is one, else the ids marked into `scratch` (a
+// bitset whose bits are otherwise clear) and cleared again at the scope's end.
+class ScopedIdBits {
+ public:
+  ScopedIdBits(const std::vector<uint32_t>& ids, const std::vector<uint64_t>* kept,
+               std::vector<uint64_t>* scratch)
+      : ids_(ids), scratch_(kept == nullptr ? scratch : nullptr), bits_(kept ? *kept : *scratch) {
+    if (scratch_ != nullptr) MarkIds(ids_, scratch_);
+  }
+  ~ScopedIdBits() {
+    if (scratch_ != nullptr) UnmarkIds(ids_, scratch_);
+  }
+  ScopedIdBits(const ScopedIdBits&) = delete;
+  ScopedIdBits& operator=(const ScopedIdBits&) = delete;
+  const std::vector<uint64_t>& bits() const { return bits_; }
+
+ private:
+  const std::vector<uint32_t>& ids_;
+  std::vector<uint64_t>* scratch_;  // null: the caller's bitset is used
+  const std::vector<uint64_t>& bits_;
+};
 // Fills set->bits from its ids.
 void AttachBits(NeuronSet* set);
 // The 64 bits of `bits` from bit `at` on; bits past the end read as 0.
@@ -65,12 +87,11 @@ FfnCounts ClassifyNeurons(const std::vector<uint32_t>& predicted, const NeuronSe
   // The trace's own bitsets when it keeps them, else marked here.
   static thread_local std::vector<uint64_t> active_scratch, gate_only_scratch;
   const bool kept = set.bits.present;
-  if (!kept) {
-    MarkIds(set.active, &active_scratch);
-    MarkIds(set.gate_only, &gate_only_scratch);
-  }
-  const std::vector<uint64_t>& active = kept ? set.bits.active : active_scratch;
-  const std::vector<uint64_t>& gate_only = kept ? set.bits.gate_only : gate_only_scratch;
+  const ScopedIdBits active_bits(set.active, kept ? &set.bits.active : nullptr, &active_scratch);
+  const ScopedIdBits gate_only_bits(set.gate_only, kept ? &set.bits.gate_only : nullptr,
+                                    &gate_only_scratch);
+  const std::vector<uint64_t>& active = active_bits.bits();
+  const std::vector<uint64_t>& gate_only = gate_only_bits.bits();
   int64_t n[4] = {0, 0, 0, 0};
   constexpr size_t kAhead = 16;
   for (size_t i = 0; i < std::min(kAhead, predicted.size()); ++i) prefetch(key_base + predicted[i]);
@@ -80,10 +101,6 @@ FfnCounts ClassifyNeurons(const std::vector<uint32_t>& predicted, const NeuronSe
     const bool gate = ((BitsFrom(active, id) | BitsFrom(gate_only, id)) & 1) != 0;
     const CacheKey key = key_base + id;
     internal::CountNeuron(resident(key), gate, key, second_conditional, n, fetched);
-  }
-  if (!kept) {
-    UnmarkIds(set.active, &active_scratch);
-    UnmarkIds(set.gate_only, &gate_only_scratch);
   }
   return internal::ToCounts(n);
 }
@@ -121,14 +138,15 @@ template <typename Resident, typename Fetched, typename Prefetch>
   static thread_local std::vector<uint64_t> wanted_scratch, active_scratch, gate_only_scratch;
   const NeuronBits& kept = set.bits;
   const bool kept_predicted = kept.present && &predicted == &set.predicted;
-  if (!kept_predicted) MarkIds(predicted, &wanted_scratch);
-  if (!kept.present) {
-    MarkIds(set.active, &active_scratch);
-    MarkIds(set.gate_only, &gate_only_scratch);
-  }
-  const std::vector<uint64_t>& wanted = kept_predicted ? kept.predicted : wanted_scratch;
-  const std::vector<uint64_t>& active = kept.present ? kept.active : active_scratch;
-  const std::vector<uint64_t>& gate_only = kept.present ? kept.gate_only : gate_only_scratch;
+  const ScopedIdBits wanted_bits(predicted, kept_predicted ? &kept.predicted : nullptr,
+                                 &wanted_scratch);
+  const ScopedIdBits active_bits(set.active, kept.present ? &kept.active : nullptr,
+                                 &active_scratch);
+  const ScopedIdBits gate_only_bits(set.gate_only, kept.present ? &kept.gate_only : nullptr,
+                                    &gate_only_scratch);
+  const std::vector<uint64_t>& wanted = wanted_bits.bits();
+  const std::vector<uint64_t>& active = active_bits.bits();
+  const std::vector<uint64_t>& gate_only = gate_only_bits.bits();
   // The loop reads the bitsets through plain pointers: thread-local vectors
   // would be looked up again after every callback.
   const uint64_t* want_words = wanted.data();
@@ -161,11 +179,6 @@ template <typename Resident, typename Fetched, typename Prefetch>
       const CacheKey key = static_cast<CacheKey>(at) + static_cast<CacheKey>(bit);
       internal::CountNeuron(resident(key), (gate >> bit) & 1, key, second_conditional, n, fetched);
     }
-  }
-  if (!kept_predicted) UnmarkIds(predicted, &wanted_scratch);
-  if (!kept.present) {
-    UnmarkIds(set.active, &active_scratch);
-    UnmarkIds(set.gate_only, &gate_only_scratch);
   }
   return internal::ToCounts(n);
 }

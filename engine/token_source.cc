@@ -125,8 +125,7 @@ std::shared_ptr<const ActivationProfile> TokenTrace::GeneratorProfile(
   for (const auto& [spec, profile] : profiles_) {
     if (spec == model) return profile;
   }
-  auto profile = std::make_shared<const ActivationProfile>(
-      ActivationProfile::FromProbabilities(ExpectedActivity(model)));
+  auto profile = std::make_shared<const ActivationProfile>(ActivationProfile::OfGenerator(model));
   profiles_.emplace_back(model, profile);
   return profile;
 }
