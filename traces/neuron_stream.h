@@ -82,7 +82,7 @@ class NeuronStream {
   SparseBernoulli out_fire_draws_;
   SparseBernoulli off_gate_only_draws_;  // without a predictor: inactive neurons
   std::vector<uint64_t> on_, next_, active_bits_, gate_bits_;  // bit per neuron
-  std::vector<uint64_t> followed_;  // this step: off members that took their group's draw
+  std::vector<uint64_t> followed_;  // this step: members that took their group's draw
   std::vector<uint32_t> on_ids_;    // the set bits of on_, in increasing order
   uint32_t step_ = 0;
 };

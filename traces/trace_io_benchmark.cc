@@ -1,5 +1,6 @@
 // Trace encoding and decoding speed, in neuron ids per second, and trace
-// generation speed, in tokens per second.
+// generation speed, in tokens per second (with the generator's construction)
+// and in time per token (without).
 #include "benchmark/benchmark.h"
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
@@ -75,6 +76,23 @@ void BM_GenerateTrace(benchmark::State& state, const char* model_name) {
 BENCHMARK_CAPTURE(BM_GenerateTrace, mistral, "turbosparse-mistral-7b")
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_GenerateTrace, mixtral, "turbosparse-mixtral-47b")
+    ->Unit(benchmark::kMillisecond);
+
+// One generated token per iteration, the generator made once outside the
+// timing: the steady-state cost of a token, without construction.
+void BM_GenerateToken(benchmark::State& state, const char* model_name) {
+  const ModelSpec model = *ModelCatalog::Builtin().Find(model_name);
+  TraceGenerator generator(model, {.seed = 1, .tokens = uint64_t{1} << 40});
+  TokenActivations token;
+  for (auto _ : state) {
+    generator.Next(&token);
+    benchmark::DoNotOptimize(token.layers.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK_CAPTURE(BM_GenerateToken, mistral, "turbosparse-mistral-7b")
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_GenerateToken, mixtral, "turbosparse-mixtral-47b")
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
