@@ -138,28 +138,42 @@ class PowerInfer2 : public Strategy {
     const double tokens = static_cast<double>(std::max<uint64_t>(1, profile.tokens()));
     // Per token the slot runs with this probability (an expert's routing share).
     const double runs = m.experts > 1 ? static_cast<double>(m.top_k) / m.experts : 1.0;
+    auto probability = [&](CacheKey k) { return profile.count(k) / tokens / runs; };
+    const int slots = m.layers * m.experts;
     npu_row_.assign((static_cast<size_t>(indexer_.key_space()) + 63) / 64, 0);
-    npu_per_slot_.assign(m.layers * m.experts, 0);
-    std::vector<std::pair<double, CacheKey>> hot;
-    for (int slot = 0; slot < m.layers * m.experts; ++slot) {
+    npu_per_slot_.assign(slots, 0);
+    const std::vector<CacheKey> hot = HotKeysBySlot(slots);
+    size_t at = 0;  // the slot's first key in `hot`
+    for (int slot = 0; slot < slots; ++slot) {
       const CacheKey base = static_cast<CacheKey>(slot) * m.d_ffn;
       double rest = 0;  // expected active rows per run of the slot
-      hot.clear();
-      for (CacheKey k = base; k < base + static_cast<CacheKey>(m.d_ffn); ++k) {
-        const double p = profile.count(k) / tokens / runs;
-        rest += p;
-        if (cache_->hot(k)) hot.push_back({-p, k});
-      }
-      std::sort(hot.begin(), hot.end());
+      for (CacheKey k = base; k < base + static_cast<CacheKey>(m.d_ffn); ++k)
+        rest += probability(k);
       size_t h = 0;
-      while (h < hot.size() && static_cast<double>(h) < ctx_.npu_cpu_rate_ratio * rest) {
-        rest += hot[h].first;  // -p
-        const CacheKey k = hot[h].second;
+      for (; at + h < hot.size() && hot[at + h] < base + static_cast<CacheKey>(m.d_ffn); ++h) {
+        if (static_cast<double>(h) >= ctx_.npu_cpu_rate_ratio * rest) break;
+        const CacheKey k = hot[at + h];
+        rest += -probability(k);
         npu_row_[k >> 6] |= uint64_t{1} << (k & 63);
-        ++h;
       }
       npu_per_slot_[slot] = static_cast<int64_t>(h);
+      while (at < hot.size() && hot[at] < base + static_cast<CacheKey>(m.d_ffn)) ++at;
     }
+  }
+
+  // The hot region's keys grouped by slot, slot by slot, each slot's hottest
+  // first (ties: lower key first): the profile's rank order, kept per slot, so
+  // no slot is sorted again.
+  std::vector<CacheKey> HotKeysBySlot(int slots) const {
+    const CacheKey d_ffn = static_cast<CacheKey>(ctx_.model.d_ffn);
+    std::vector<size_t> next(static_cast<size_t>(slots) + 1, 0);
+    for (CacheKey k = 0; k < indexer_.key_space(); ++k) next[k / d_ffn + 1] += cache_->hot(k);
+    for (int s = 0; s < slots; ++s) next[s + 1] += next[s];
+    std::vector<CacheKey> hot(next[slots]);
+    for (CacheKey k : ctx_.profile->Ranked()) {
+      if (cache_->hot(k)) hot[next[k / d_ffn]++] = k;
+    }
+    return hot;
   }
 
   StrategyContext ctx_;
