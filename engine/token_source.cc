@@ -94,13 +94,14 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
   TraceGenerator generator(model, {.seed = seed, .tokens = tokens});
   trace->header = generator.header();
   trace->tokens.reserve(tokens);
-  TokenActivations token;
-  while (generator.Next(&token)) {
-    // Its runs plan from bitsets of the sets: made once here, not per run.
+  for (TokenActivations token; generator.Next(&token); token = {}) {
+    // Its runs plan from bitsets of the sets (the generator's), made once, not per run.
     for (LayerActivations& layer : token.layers) {
-      for (NeuronSet& set : layer.experts) AttachBits(&set);
+      for (NeuronSet& set : layer.experts) {
+        if (!set.bits.present) AttachBits(&set);
+      }
     }
-    trace->tokens.push_back(token);
+    trace->tokens.push_back(std::move(token));
   }
   return std::shared_ptr<const TokenTrace>(std::move(trace));
 }

@@ -208,6 +208,16 @@ void NeuronStream::DrawSets(NeuronSet* out) {
   }
   AppendSet(active_bits_, &out->active);
   AppendSet(gate_bits_, &out->gate_only);
+  // The same sets as bitsets: a planner reads them without marking the ids again.
+  NeuronBits& bits = out->bits;
+  bits.present = true;
+  bits.active = active_bits_;
+  bits.gate_only = gate_bits_;
+  if (predictor) {
+    bits.predicted = on_;
+  } else {
+    bits.predicted.clear();
+  }
 }
 
 void NeuronStream::Step(NeuronSet* out) {

@@ -39,7 +39,8 @@ class NeuronStream {
  public:
   NeuronStream(NeuronStreamParams params, uint64_t seed);
 
-  // Advances one token and writes the sets into `out` (expert id untouched).
+  // Advances one token and writes the sets, as ids and as bitsets, into `out`
+  // (expert id untouched).
   void Step(NeuronSet* out);
 
  private:

@@ -136,6 +136,33 @@ TEST(NeuronStream, ChainsMarginalsAndFriendsFollowTheModelWithoutAPredictor) {
   ExpectModel(p, CountSteps(p, 6000), 6000);
 }
 
+TEST(NeuronStream, ItsBitsetsAreItsIdLists) {
+  auto bit = [](const std::vector<uint64_t>& bits, uint32_t i) {
+    return i / 64 < bits.size() && ((bits[i / 64] >> (i % 64)) & 1) != 0;
+  };
+  for (bool predictor : {false, true}) {
+    const NeuronStreamParams p = Params(1000, predictor, 8);
+    NeuronStream stream(p, 5);
+    NeuronSet set;
+    for (int t = 0; t < 50; ++t) {
+      stream.Step(&set);
+      ASSERT_TRUE(set.bits.present);
+      const std::pair<const std::vector<uint32_t>*, const std::vector<uint64_t>*> sets[] = {
+          {&set.active, &set.bits.active},
+          {&set.predicted, &set.bits.predicted},
+          {&set.gate_only, &set.bits.gate_only}};
+      for (const auto& [ids, bits] : sets) {
+        std::vector<uint32_t> from_bits;
+        for (uint32_t i = 0; i < 1024; ++i) {
+          if (bit(*bits, i)) from_bits.push_back(i);
+        }
+        ASSERT_EQ(from_bits, *ids) << "token " << t << ", predictor " << predictor;
+      }
+      EXPECT_EQ(set.predicted.empty(), !predictor);
+    }
+  }
+}
+
 TEST(SparseBernoulli, EveryItemFiresAtItsProbability) {
   // Probabilities across every kind of class: scanned, skipped, tiny, never.
   std::vector<float> p;
