@@ -116,8 +116,19 @@ struct PinnedKeys {
 // For the function that runs ClassifyWithPinned's word loop: on x86-64 it is
 // compiled twice, with and without the POPCNT instruction, and the loader picks
 // one for the CPU. Without it the portable build's std::popcount is a library
-// call per word.
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// call per word. Not under ThreadSanitizer: the loader runs the clone's
+// resolver while relocating, before TSan's runtime exists, and the resolver's
+// instrumentation crashes every program that links it.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SF_THREAD_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define SF_THREAD_SANITIZER 1
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(SF_THREAD_SANITIZER)
 #define SF_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
 #define SF_POPCNT_CLONES

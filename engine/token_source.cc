@@ -109,7 +109,7 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
 absl::StatusOr<std::shared_ptr<const TraceFuture>> TokenTrace::Future(const NeuronIndexer& indexer,
                                                                       AccessSet set,
                                                                       uint64_t count) const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   auto it = futures_.find({set, count});
   if (it != futures_.end()) return it->second;
   // A source over this trace that does not own it (the caller does).
@@ -122,7 +122,7 @@ absl::StatusOr<std::shared_ptr<const TraceFuture>> TokenTrace::Future(const Neur
 
 std::shared_ptr<const ActivationProfile> TokenTrace::GeneratorProfile(
     const ModelSpec& model) const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [spec, profile] : profiles_) {
     if (spec == model) return profile;
   }

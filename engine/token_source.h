@@ -6,12 +6,12 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "engine/trace_future.h"
 #include "traces/activation.h"
 #include "traces/model_spec.h"
@@ -51,11 +51,13 @@ struct TokenTrace {
   std::shared_ptr<const ActivationProfile> GeneratorProfile(const ModelSpec& model) const;
 
  private:
-  mutable absl::Mutex mu_;
-  mutable std::vector<std::pair<ModelSpec, std::shared_ptr<const ActivationProfile>>> profiles_
-      ABSL_GUARDED_BY(mu_);
-  mutable std::map<std::pair<AccessSet, uint64_t>, std::shared_ptr<const TraceFuture>> futures_
-      ABSL_GUARDED_BY(mu_);
+  // A std::mutex, not absl::Mutex: ThreadSanitizer sees pthread locks, while
+  // the distribution's Abseil is built without its annotations, so TSan would
+  // report every access below as a race.
+  mutable std::mutex mu_;
+  // Both guarded by mu_.
+  mutable std::vector<std::pair<ModelSpec, std::shared_ptr<const ActivationProfile>>> profiles_;
+  mutable std::map<std::pair<AccessSet, uint64_t>, std::shared_ptr<const TraceFuture>> futures_;
 };
 absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
                                                                      uint64_t seed,
