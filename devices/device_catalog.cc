@@ -45,6 +45,10 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
     out.cores.push_back({c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga,
                          c.source(), c.dense_gops() * kGiga, c.task_dispatch_us() * 1e3,
                          c.active_w(), c.dense_gemv_gb_s() * kGiga});
+    for (const proto::KernelRate& k : c.kernel_rates()) {
+      out.cores.back().kernel_rates.push_back(
+          {k.format(), k.gemv_gb_s() * kGiga, k.dense_gemv_gb_s() * kGiga});
+    }
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(),
@@ -100,6 +104,12 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_task_dispatch_us(c.task_dispatch_ns / 1e3);
     q->set_active_w(c.active_w);
     q->set_dense_gemv_gb_s(c.dense_gemv_bytes_per_s / kGiga);
+    for (const KernelRateSpec& k : c.kernel_rates) {
+      proto::KernelRate* r = q->add_kernel_rates();
+      r->set_format(k.format);
+      r->set_gemv_gb_s(k.gemv_bytes_per_s / kGiga);
+      r->set_dense_gemv_gb_s(k.dense_gemv_bytes_per_s / kGiga);
+    }
     q->set_source(c.source);
   }
   proto::Dram* m = out.mutable_dram();

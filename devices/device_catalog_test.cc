@@ -56,6 +56,38 @@ TEST(DeviceCatalog, ReadAheadDefaultsToLinuxAndRoundTrips) {
   }
 }
 
+TEST(DeviceCatalog, KernelRatesPerFormatRoundTripPriceTheirFormatAndAreChecked) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  const double generic = d.cores[0].gemv_bytes_per_s;
+  d.cores[0].kernel_rates = {{"int4-g16", 0.5 * generic, 0.8 * generic}, {"int8-g64", 2e9, 0}};
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->cores[0].kernel_rates.size(), 2u);
+  EXPECT_EQ(back->cores[0].kernel_rates[1].format, "int8-g64");
+  // A listed format takes its rates; another format keeps the core's own.
+  const DeviceProfile g16 = back->ForWeightFormat("int4-g16");
+  EXPECT_NEAR(g16.cores[0].gemv_bytes_per_s, 0.5 * generic, 1);
+  EXPECT_NEAR(g16.cores[0].InOrderGemvRate(), 0.8 * generic, 1);
+  EXPECT_NEAR(g16.cores[1].gemv_bytes_per_s, d.cores[1].gemv_bytes_per_s, 1) << "no entry there";
+  EXPECT_NEAR(back->ForWeightFormat("int8-g64").cores[0].InOrderGemvRate(), 2e9, 1)
+      << "an unstated in-order rate is the scattered one";
+  EXPECT_NEAR(back->ForWeightFormat("fp16").cores[0].gemv_bytes_per_s, generic, 1);
+  struct Bad {
+    KernelRateSpec rate;
+    const char* field;
+  };
+  for (const Bad& bad : {Bad{{"", 1e9, 0}, "kernel_rates[1].format"},
+                         Bad{{"int4-g16", 1e9, 0}, "kernel_rates[1].format"},
+                         Bad{{"int4-g32", 0, 0}, "kernel_rates[1].gemv_gb_s"},
+                         Bad{{"int4-g32", 1e9, -1e9}, "kernel_rates[1].dense_gemv_gb_s"}}) {
+    d.cores[0].kernel_rates = {{"int4-g16", 1e9, 0}, bad.rate};
+    absl::StatusOr<DeviceProfile> r = ParseDeviceProfile(DeviceProfileToText(d), "k.textproto");
+    ASSERT_FALSE(r.ok()) << bad.field;
+    EXPECT_NE(r.status().message().find(std::string("cores[0].") + bad.field), std::string::npos)
+        << r.status();
+  }
+}
+
 TEST(DeviceCatalog, DenseRateFallsBackToTheSparseOneAndIsChecked) {
   DeviceProfile d = *BuiltinDevices().Find("oneplus12");
   CoreClassSpec& core = d.cores[0];

@@ -24,6 +24,18 @@ const CoreClassSpec* DeviceProfile::FindCoreClass(const std::string& class_name)
   return nullptr;
 }
 
+DeviceProfile DeviceProfile::ForWeightFormat(const std::string& format) const {
+  DeviceProfile out = *this;
+  for (CoreClassSpec& c : out.cores) {
+    for (const KernelRateSpec& k : c.kernel_rates) {
+      if (k.format != format) continue;
+      c.gemv_bytes_per_s = k.gemv_bytes_per_s;
+      c.dense_gemv_bytes_per_s = k.dense_gemv_bytes_per_s;
+    }
+  }
+  return out;
+}
+
 // A number (NaN fails) in [lo, hi].
 static bool In(double v, double lo, double hi) { return v >= lo && v <= hi; }
 
@@ -77,6 +89,21 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     }
     if (!In(c.dense_ops_per_s, 1, kMaxRate))
       return Bad(origin, field + ".dense_gops", "must be > 0");
+    for (size_t j = 0; j < c.kernel_rates.size(); ++j) {
+      const KernelRateSpec& k = c.kernel_rates[j];
+      const std::string at = absl::StrCat(field, ".kernel_rates[", j, "]");
+      if (k.format.empty()) return Bad(origin, at + ".format", "names a weight format (int4-g16)");
+      for (size_t i = 0; i < j; ++i) {
+        if (c.kernel_rates[i].format == k.format) {
+          return Bad(origin, at + ".format", absl::StrCat("'", k.format, "' is listed twice"));
+        }
+      }
+      if (!In(k.gemv_bytes_per_s, 1, kMaxRate))
+        return Bad(origin, at + ".gemv_gb_s", "must be > 0");
+      if (k.dense_gemv_bytes_per_s != 0 && !In(k.dense_gemv_bytes_per_s, 1, kMaxRate)) {
+        return Bad(origin, at + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
+      }
+    }
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {
       return Bad(origin, field + ".io_issue_factor", "must be in [0.001, 1000]");
     }

@@ -37,6 +37,13 @@ struct FlashSpec {
   std::string source;
 };
 
+// A core's kernel rates for one weight format (device.proto KernelRate).
+struct KernelRateSpec {
+  std::string format;  // Quantization::Name(), e.g. "int4-g16"
+  double gemv_bytes_per_s = 0;
+  double dense_gemv_bytes_per_s = 0;  // 0 = gemv_bytes_per_s
+};
+
 struct CoreClassSpec {
   std::string name;
   int count = 0;
@@ -44,10 +51,11 @@ struct CoreClassSpec {
   double io_issue_factor = 1;
   double gemv_bytes_per_s = 0;
   std::string source;
-  double dense_ops_per_s = 0;         // dense (prefill) operations per second, one core
-  double task_dispatch_ns = 0;        // hand-off to a worker and back, per compute task
-  double active_w = 0;                // power of one busy core (W); 0 = not stated
-  double dense_gemv_bytes_per_s = 0;  // over weights in matrix order; 0 = not stated
+  double dense_ops_per_s = 0;                // dense (prefill) operations per second, one core
+  double task_dispatch_ns = 0;               // hand-off to a worker and back, per compute task
+  double active_w = 0;                       // power of one busy core (W); 0 = not stated
+  double dense_gemv_bytes_per_s = 0;         // over weights in matrix order; 0 = not stated
+  std::vector<KernelRateSpec> kernel_rates;  // per weight format, where measured
 
   // The rate over weights in matrix order: dense_gemv_bytes_per_s where stated,
   // else the sparse rate.
@@ -92,6 +100,10 @@ struct DeviceProfile {
   // Whether the profile states power figures (energy per token is then modelled).
   bool has_power() const { return base_w > 0; }
   const CoreClassSpec* FindCoreClass(const std::string& name) const;
+  // This profile with each core's gemv rates taken from its kernel_rates entry
+  // for `format` (a Quantization::Name()), where it has one; the profile a
+  // model in that format runs on.
+  DeviceProfile ForWeightFormat(const std::string& format) const;
   // The NPU's DRAM ceiling over the CPU's (1 without an NPU or either figure).
   double NpuCpuRateRatio() const {
     return npu.present && dram.cpu_bytes_per_s > 0 && dram.npu_bytes_per_s > 0

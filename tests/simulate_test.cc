@@ -216,6 +216,32 @@ TEST(Simulate, InOrderWeightsStreamAtTheDenseRate) {
   }
 }
 
+// A model's weight format sets the kernel's work per byte: where the profile
+// lists rates for the model's format, every core computes at them (the FFN
+// twice as long at half the rate); a listing for another format changes nothing.
+TEST(Simulate, TheModelsWeightFormatIsPricedAtItsKernelRates) {
+  auto ffn_ms = [](const char* format, double share) {
+    SimulationConfig c = Config("in_memory", "turbosparse-mistral-7b", "oneplus12");
+    c.ffn_resident = -1;
+    c.memory_bytes = int64_t{16} << 30;
+    c.options = {"sparse=true"};
+    c.device.dram.cpu_bytes_per_s *= 100;  // the cores' rates, not the DRAM ceiling, bind
+    c.device.dram.combined_bytes_per_s *= 100;
+    for (CoreClassSpec& k : c.device.cores) {
+      k.kernel_rates = {{format, share * k.gemv_bytes_per_s, 0}};
+    }
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).breakdown_ms[kBdFfnCompute] : 0.0;
+  };
+  const std::string own = LoadModel("turbosparse-mistral-7b")->quantization.Name();
+  const double base = ffn_ms("int8-g64", 0.5);
+  ASSERT_GT(base, 0);
+  EXPECT_NEAR(ffn_ms("int8-g64", 0.25), base, 1e-9) << "another format's rates are not used";
+  EXPECT_NEAR(ffn_ms(own.c_str(), 1.0), base, 0.02 * base) << "the same rate as the core's own";
+  EXPECT_NEAR(ffn_ms(own.c_str(), 0.5), 2 * base, 0.1 * base) << "half the rate: twice the time";
+}
+
 // Events further apart than the progress interval (a very slow device) must not
 // stall the run.
 TEST(Simulate, SlowFlashStillFinishes) {

@@ -32,6 +32,7 @@ using calibration::CpuModel;
 using calibration::kKernelShape;
 using calibration::MeasureCopy;
 using calibration::MeasureDramRead;
+using calibration::MeasureFormats;
 using calibration::MeasureKernel;
 using calibration::MeasureTaskDispatchNs;
 using calibration::Median;
@@ -389,12 +390,20 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   const double copy = MeasureCopy(dram_bytes / 2);
   // Each kernel rate the median of three passes, the two access patterns
   // interleaved, so a drift in the machine's speed biases neither.
+  const double kernel_seconds = o.quick ? 0.2 : 0.6;
   std::vector<double> scattered_runs, in_order_runs;
   for (int pass = 0; pass < 3; ++pass) {
-    scattered_runs.push_back(MeasureKernel(o.quick ? 0.2 : 0.6, false, cores));
-    in_order_runs.push_back(MeasureKernel(o.quick ? 0.2 : 0.6, true, cores));
+    scattered_runs.push_back(MeasureKernel(kKernelShape, kernel_seconds, false, cores));
+    in_order_runs.push_back(MeasureKernel(kKernelShape, kernel_seconds, true, cores));
   }
   const double kernel = Median(scattered_runs), in_order = Median(in_order_runs);
+  std::vector<KernelRateSpec> formats = MeasureFormats(kernel_seconds, cores, all);
+  for (const KernelRateSpec& k : formats) {
+    say(
+        absl::StrFormat("sparse FFN kernel, %s: %.2f GB/s per core over scattered rows, %.2f in "
+                        "order",
+                        k.format, k.gemv_bytes_per_s / 1e9, k.dense_gemv_bytes_per_s / 1e9));
+  }
   const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
   say(
       absl::StrFormat("DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
@@ -411,10 +420,11 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.dense_gemv_bytes_per_s = std::min(in_order, all);
   core.dense_ops_per_s = 4 * kernel;  // INT4: 2 weights per byte, 2 operations per weight
   core.task_dispatch_ns = dispatch_ns;
+  core.kernel_rates = std::move(formats);
   core.source =
       absl::StrCat("sparse FFN kernel (", SparseFfnTarget(kKernelShape), ") measured ", date,
                    ", every core computing at once, over random bundles (gemv) and "
-                   "consecutive ones (dense_gemv); "
+                   "consecutive ones (dense_gemv), INT4 g32 and per format (kernel_rates); "
                    "dense_gops = 4 x kernel bytes/s [derived]");
   d.cores.push_back(core);
   d.dram.capacity_bytes = MemInfo("MemTotal");

@@ -9,6 +9,7 @@
 #include "common/random.h"
 #include "engine/real/completion_queue.h"
 #include "engine/real/real_env.h"
+#include "traces/model_spec.h"
 
 namespace sparseflash::calibration {
 
@@ -65,19 +66,16 @@ double MeasureTaskDispatchNs(int threads, int tasks) {
   return Median(ns);
 }
 
-// The sparse FFN kernel (kKernelShape, bundles from DRAM) on each of `threads`
+// The sparse FFN kernel (`shape`, bundles from DRAM) on each of `threads`
 // cores computing at once, as a real run's compute threads do (cores that
 // share caches, memory controllers or a physical core get less than one
 // alone), over bundles drawn at random (a sparse layer's active neurons) or,
 // `in_order`, consecutive ones (a dense matrix's rows). Bytes/s per core.
-double MeasureKernel(double seconds_target, bool in_order, int threads) {
-  const FfnKernelShape s = kKernelShape;
-  const int64_t n = (int64_t{256} << 20) * threads / s.bundle_bytes();
-  std::vector<uint8_t> arena(n * s.bundle_bytes(), 0x99);
-  for (int64_t k = 0; k < n * 3; ++k) {
-    uint16_t* scales = reinterpret_cast<uint16_t*>(arena.data() + k * s.row_bytes() + 2048);
-    for (int g = 0; g < 128; ++g) scales[g] = FloatToHalf(0.01f);
-  }
+double MeasureKernel(const FfnKernelShape& s, double seconds_target, bool in_order, int threads,
+                     int64_t arena_bytes_per_thread) {
+  const int64_t n = std::max<int64_t>(arena_bytes_per_thread * threads / s.bundle_bytes(), 2048);
+  std::vector<uint8_t> arena(n * s.bundle_bytes());
+  FillUnitBundles(s, arena.data(), n);
   std::vector<double> rates(static_cast<size_t>(threads));
   auto run = [&](int t) {
     std::vector<const uint8_t*> active(1024);
@@ -102,6 +100,23 @@ double MeasureKernel(double seconds_target, bool in_order, int threads) {
   double sum = 0;
   for (double r : rates) sum += r;
   return sum / threads;
+}
+
+std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
+                                           int64_t arena_bytes_per_thread) {
+  std::vector<KernelRateSpec> out;
+  for (const FfnKernelShape& shape : kFormatShapes) {
+    std::vector<double> scattered, in_order;
+    for (int pass = 0; pass < 3; ++pass) {
+      scattered.push_back(MeasureKernel(shape, seconds, false, threads, arena_bytes_per_thread));
+      in_order.push_back(MeasureKernel(shape, seconds, true, threads, arena_bytes_per_thread));
+    }
+    const Quantization q{.kind = shape.bits == 4 ? QuantKind::kInt4 : QuantKind::kInt8,
+                         .group_size = shape.group};
+    out.push_back(
+        {q.Name(), std::min(Median(scattered), dram_cap), std::min(Median(in_order), dram_cap)});
+  }
+  return out;
 }
 
 std::string CpuModel() {

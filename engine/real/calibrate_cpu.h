@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "devices/device_profile.h"
 #include "engine/real/sparse_ffn_kernel.h"
 
 namespace sparseflash::calibration {
@@ -24,9 +25,16 @@ inline double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The bundles the kernel is calibrated on: INT4 g32, 4096 wide, gated.
+// The bundles the kernel is calibrated on: INT4 g32, 4096 wide, gated (the
+// profile's gemv rates), then each other weight format the catalog's models
+// use (its kernel_rates).
 inline constexpr FfnKernelShape kKernelShape{
     .d_model = 4096, .group = 32, .bits = 4, .gated = true};
+inline constexpr FfnKernelShape kFormatShapes[] = {
+    {.d_model = 4096, .group = 16, .bits = 4, .gated = true},
+    {.d_model = 4096, .group = 32, .bits = 4, .gated = true},
+    {.d_model = 4096, .group = 64, .bits = 8, .gated = true},
+};
 
 // DRAM read bandwidth with `threads` threads summing a buffer of `bytes`, B/s.
 double MeasureDramRead(int threads, int64_t bytes);
@@ -35,9 +43,15 @@ double MeasureCopy(int64_t bytes);
 // Median time to hand an empty task to a worker of the engine's thread pool
 // and get its completion back, ns.
 double MeasureTaskDispatchNs(int threads, int tasks);
-// The sparse FFN kernel over kKernelShape bundles from DRAM on each of
-// `threads` cores at once, scattered or `in_order`, bytes/s per core.
-double MeasureKernel(double seconds_target, bool in_order, int threads);
+// The sparse FFN kernel over `shape` bundles from DRAM on each of `threads`
+// cores at once, scattered or `in_order`, bytes/s per core.
+double MeasureKernel(const FfnKernelShape& shape, double seconds_target, bool in_order, int threads,
+                     int64_t arena_bytes_per_thread = int64_t{256} << 20);
+// The kernel's rates (per core, all `threads` at once, each the median of three
+// passes of `seconds` per pattern, capped at the DRAM read rate `dram_cap`)
+// for every kFormatShapes format, named as Quantization::Name().
+std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
+                                           int64_t arena_bytes_per_thread = int64_t{256} << 20);
 std::string CpuModel();
 double CpuGhz();
 // A /proc/meminfo field ("MemTotal"), bytes.

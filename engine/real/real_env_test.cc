@@ -6,11 +6,15 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "absl/strings/str_format.h"
 #include "engine/real/calibrate.h"
+#include "engine/real/calibrate_cpu.h"
+#include "engine/real/real_run.h"
 #include "gtest/gtest.h"
+#include "traces/model_catalog.h"
 
 namespace sparseflash {
 namespace {
@@ -130,6 +134,35 @@ TEST(Calibrate, ReadAheadIsTheBlockDevicesOwn) {
     EXPECT_TRUE(kb == 0 || (kb >= 4 && kb % 4 == 0)) << kb;
   }
   EXPECT_EQ(BlockDeviceReadAheadKb("/nonexistent/file"), 0);
+}
+
+// A real run computes each model in its own weight format, and calibration
+// prices every integer format a catalog model uses under the model's name for
+// it, so the simulator finds the rate of the format the real run computes.
+TEST(Calibrate, EveryCatalogFormatTheRealKernelRunsIsPriced) {
+  const std::vector<KernelRateSpec> rates =
+      calibration::MeasureFormats(/*seconds=*/0.01, /*threads=*/1, /*dram_cap=*/1e12,
+                                  /*arena_bytes_per_thread=*/16 << 20);
+  ASSERT_FALSE(rates.empty());
+  for (const KernelRateSpec& r : rates) {
+    EXPECT_GT(r.gemv_bytes_per_s, 0) << r.format;
+    EXPECT_GT(r.dense_gemv_bytes_per_s, 0) << r.format;
+  }
+  for (const ModelSpec& model : ModelCatalog::Builtin().models()) {
+    const FfnKernelShape shape = KernelShapeOf(model);
+    EXPECT_EQ(shape.gated, model.ffn_type == FfnType::kGated) << model.name;
+    const Quantization& q = model.quantization;
+    if (q.kind != QuantKind::kInt4 && q.kind != QuantKind::kInt8) {
+      EXPECT_EQ(shape.bits, 4) << model.name << ": no kernel path, INT4 g32 stands in";
+      EXPECT_EQ(shape.group, 32) << model.name;
+      continue;
+    }
+    EXPECT_EQ(shape.bits, q.kind == QuantKind::kInt4 ? 4 : 8) << model.name;
+    EXPECT_EQ(shape.group, q.group_size) << model.name;
+    const bool priced = std::any_of(rates.begin(), rates.end(),
+                                    [&](const KernelRateSpec& r) { return r.format == q.Name(); });
+    EXPECT_TRUE(priced) << model.name << " runs " << q.Name() << ", which calibration skips";
+  }
 }
 
 }  // namespace

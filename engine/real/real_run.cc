@@ -28,10 +28,14 @@ Buffer Allocate(int64_t bytes) {
 }
 
 // Memory that must really be resident (the budget): every page written.
-Buffer AllocateTouched(int64_t bytes) {
+// `bundles` bundles of synthetic weights (FillUnitBundles): real pages, every
+// byte written.
+Buffer AllocateUnitBundles(const FfnKernelShape& shape, int64_t bundles) {
   void* p = nullptr;
-  if (posix_memalign(&p, 4096, std::max<int64_t>(bytes, 4096)) != 0) return nullptr;
-  std::memset(p, 0x99, std::max<int64_t>(bytes, 4096));  // real pages, int4 weights of +1
+  if (posix_memalign(&p, 4096, std::max<int64_t>(bundles * shape.bundle_bytes(), 4096)) != 0) {
+    return nullptr;
+  }
+  FillUnitBundles(shape, static_cast<uint8_t*>(p), bundles);
   return Buffer(static_cast<uint8_t*>(p));
 }
 
@@ -139,23 +143,12 @@ class RealizingCompute : public ComputeBackend {
                    int64_t arena_bytes, int64_t resident_bytes,
                    const MappedWeights* mapped = nullptr)
       : mapped_(mapped), inner_(std::move(inner)) {
-    shape_.d_model = model.d_model - model.d_model % 64;
-    shape_.group = 32;
-    shape_.bits = 4;
-    shape_.gated = true;
+    shape_ = KernelShapeOf(model);
     has_cache_ = arena_bytes >= shape_.bundle_bytes();
     arena_bundles_ = std::max<int64_t>(1, arena_bytes / shape_.bundle_bytes());
     resident_bundles_ = std::max<int64_t>(1, resident_bytes / shape_.bundle_bytes());
-    arena_ = AllocateTouched(arena_bundles_ * shape_.bundle_bytes());
-    resident_ = AllocateTouched(resident_bundles_ * shape_.bundle_bytes());
-    for (uint8_t* base : {arena_.get(), resident_.get()}) {
-      const int64_t n = base == arena_.get() ? arena_bundles_ : resident_bundles_;
-      for (int64_t k = 0; k < n * 3; ++k) {
-        uint16_t* scales =
-            reinterpret_cast<uint16_t*>(base + k * shape_.row_bytes() + shape_.d_model / 2);
-        for (int g = 0; g < shape_.d_model / shape_.group; ++g) scales[g] = FloatToHalf(0.01f);
-      }
-    }
+    arena_ = AllocateUnitBundles(shape_, arena_bundles_);
+    resident_ = AllocateUnitBundles(shape_, resident_bundles_);
   }
   bool ok() const { return arena_ && resident_; }
   void SetSink(CompletionSink* sink) override { inner_->SetSink(sink); }
@@ -228,6 +221,20 @@ class RealizingCompute : public ComputeBackend {
 };
 
 }  // namespace
+
+FfnKernelShape KernelShapeOf(const ModelSpec& model) {
+  const Quantization& q = model.quantization;
+  const bool integer = q.kind == QuantKind::kInt4 || q.kind == QuantKind::kInt8;
+  FfnKernelShape s{.d_model = model.d_model - model.d_model % 64,
+                   .group = 32,
+                   .bits = 4,
+                   .gated = model.ffn_type == FfnType::kGated};
+  if (integer && q.group_size > 0 && q.group_size % 16 == 0 && s.d_model % q.group_size == 0) {
+    s.group = q.group_size;
+    s.bits = q.kind == QuantKind::kInt4 ? 4 : 8;
+  }
+  return s;
+}
 
 int64_t ProcessStatusBytes(const std::string& field) {
   std::ifstream in("/proc/self/status");

@@ -15,6 +15,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/engine.h"
+#include "engine/real/sparse_ffn_kernel.h"
 #include "engine/run_setup.h"
 #include "engine/weight_file.h"
 
@@ -31,6 +32,12 @@ namespace sparseflash {
 // neuron count: for TurboSparse-Mistral-7B the whole process peaked at the
 // budget + 42-145 MB.
 inline constexpr int64_t kRealRunOverheadBytes = int64_t{32} << 20;
+
+// The kernel's bundles for `model`'s weight format, which real runs compute
+// over: its INT4 or INT8 groups (the work per byte differs with the format, and
+// `device calibrate` prices each); formats the kernel has no path for (FP16)
+// run as INT4 g32 over the same bytes.
+FfnKernelShape KernelShapeOf(const ModelSpec& model);
 
 struct RealRunOptions {
   std::string weights_path;

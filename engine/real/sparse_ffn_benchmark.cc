@@ -32,12 +32,8 @@ Arena MakeArena(int bits, int64_t mib) {
   a.shape = FfnKernelShape{.d_model = 4096, .group = 32, .bits = bits, .gated = true};
   const FfnKernelShape& s = a.shape;
   a.bundles = (mib << 20) / s.bundle_bytes();
-  a.bytes.assign(a.bundles * s.bundle_bytes(), bits == 4 ? 0x99 : 0x01);  // +1 either way
-  for (int64_t k = 0; k < a.bundles * 3; ++k) {
-    uint16_t* scales = reinterpret_cast<uint16_t*>(a.bytes.data() + k * s.row_bytes() +
-                                                   int64_t{s.d_model} * s.bits / 8);
-    for (int g = 0; g < s.d_model / s.group; ++g) scales[g] = FloatToHalf(0.01f);
-  }
+  a.bytes.resize(a.bundles * s.bundle_bytes());
+  FillUnitBundles(s, a.bytes.data(), a.bundles);
   return a;
 }
 

@@ -315,6 +315,18 @@ void SparseFfn(const FfnKernelShape& shape, const uint8_t* const* bundles, int c
   }
 }
 
+void FillUnitBundles(const FfnKernelShape& s, uint8_t* base, int64_t bundles) {
+  const int64_t weight_bytes = int64_t{s.d_model} * s.bits / 8;
+  const uint8_t one = s.bits == 4 ? 0x99 : 0x01;  // int4 stores w + 8 per nibble
+  const uint16_t scale = FloatToHalf(0.01f);
+  for (int64_t r = 0; r < bundles * (s.gated ? 3 : 2); ++r) {
+    uint8_t* row = base + r * s.row_bytes();
+    std::memset(row, one, weight_bytes);
+    uint16_t* scales = reinterpret_cast<uint16_t*>(row + weight_bytes);
+    for (int g = 0; g < s.d_model / s.group; ++g) scales[g] = scale;
+  }
+}
+
 const char* SparseFfnTarget(const FfnKernelShape& shape) {
   return SparseFfnVnniSupports(shape) ? "AVX512_VNNI" : SparseFfnPortableTarget();
 }

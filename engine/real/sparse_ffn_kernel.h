@@ -36,6 +36,12 @@ void SparseFfnScalar(const FfnKernelShape& shape, const uint8_t* const* bundles,
 const char* SparseFfnTarget(const FfnKernelShape& shape);
 const char* SparseFfnPortableTarget();
 
+// Writes `bundles` bundles of `shape` at `base`, every byte of them: weights of
+// +1 and scales of 0.01, so every gate is positive and the kernel does all of
+// each bundle's work (synthetic weights for benchmarks, calibration and real
+// runs).
+void FillUnitBundles(const FfnKernelShape& shape, uint8_t* base, int64_t bundles);
+
 // IEEE half to float.
 float HalfToFloat(uint16_t h);
 uint16_t FloatToHalf(float f);
