@@ -47,8 +47,11 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
                          c.active_w(), c.dense_gemv_gb_s() * kGiga});
     for (const proto::KernelRate& k : c.kernel_rates()) {
       out.cores.back().kernel_rates.push_back(
-          {k.format(), k.gemv_gb_s() * kGiga, k.dense_gemv_gb_s() * kGiga});
+          {k.format(), k.gemv_gb_s() * kGiga, k.dense_gemv_gb_s() * kGiga,
+           k.gemv_alone_gb_s() * kGiga, k.dense_gemv_alone_gb_s() * kGiga});
     }
+    out.cores.back().gemv_alone_bytes_per_s = c.gemv_alone_gb_s() * kGiga;
+    out.cores.back().dense_gemv_alone_bytes_per_s = c.dense_gemv_alone_gb_s() * kGiga;
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(),
@@ -109,7 +112,11 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
       r->set_format(k.format);
       r->set_gemv_gb_s(k.gemv_bytes_per_s / kGiga);
       r->set_dense_gemv_gb_s(k.dense_gemv_bytes_per_s / kGiga);
+      r->set_gemv_alone_gb_s(k.gemv_alone_bytes_per_s / kGiga);
+      r->set_dense_gemv_alone_gb_s(k.dense_gemv_alone_bytes_per_s / kGiga);
     }
+    q->set_gemv_alone_gb_s(c.gemv_alone_bytes_per_s / kGiga);
+    q->set_dense_gemv_alone_gb_s(c.dense_gemv_alone_bytes_per_s / kGiga);
     q->set_source(c.source);
   }
   proto::Dram* m = out.mutable_dram();

@@ -88,6 +88,37 @@ TEST(DeviceCatalog, KernelRatesPerFormatRoundTripPriceTheirFormatAndAreChecked) 
   }
 }
 
+// A core computing alone runs at its alone rate, with every core of the
+// profile busy at the stated rate, linearly between; unstated, always the
+// stated rate. The alone rates round-trip, per format too, and are checked.
+TEST(DeviceCatalog, AloneRatesGoLinearlyToTheAllBusyRates) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  CoreClassSpec& core = d.cores[0];
+  const double all = core.gemv_bytes_per_s;
+  const int cores = d.total_cores();
+  ASSERT_GT(cores, 2);
+  EXPECT_EQ(core.GemvRate(false, 1, cores), all) << "not stated in the phone's profile";
+  core.gemv_alone_bytes_per_s = 3 * all;
+  core.dense_gemv_alone_bytes_per_s = 4 * all;
+  EXPECT_DOUBLE_EQ(core.GemvRate(false, 1, cores), 3 * all);
+  EXPECT_DOUBLE_EQ(core.GemvRate(true, 1, cores), 4 * all);
+  EXPECT_DOUBLE_EQ(core.GemvRate(false, cores, cores), all);
+  EXPECT_DOUBLE_EQ(core.GemvRate(false, cores + 3, cores), all);
+  const int mid = 1 + (cores - 1) / 2;
+  EXPECT_NEAR(core.GemvRate(false, mid, cores),
+              3 * all - 2 * all * (mid - 1) / static_cast<double>(cores - 1), 1);
+  core.kernel_rates = {{"int4-g16", all, 0, 5 * all, 0}};
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_NEAR(back->cores[0].GemvRate(true, 1, cores), 4 * all, 1);
+  EXPECT_NEAR(back->ForWeightFormat("int4-g16").cores[0].GemvRate(false, 1, cores), 5 * all, 1);
+  core.gemv_alone_bytes_per_s = -1;
+  absl::StatusOr<DeviceProfile> bad = ParseDeviceProfile(DeviceProfileToText(d), "alone.textproto");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("cores[0].gemv_alone_gb_s"), std::string::npos)
+      << bad.status();
+}
+
 TEST(DeviceCatalog, DenseRateFallsBackToTheSparseOneAndIsChecked) {
   DeviceProfile d = *BuiltinDevices().Find("oneplus12");
   CoreClassSpec& core = d.cores[0];

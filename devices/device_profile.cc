@@ -31,6 +31,8 @@ DeviceProfile DeviceProfile::ForWeightFormat(const std::string& format) const {
       if (k.format != format) continue;
       c.gemv_bytes_per_s = k.gemv_bytes_per_s;
       c.dense_gemv_bytes_per_s = k.dense_gemv_bytes_per_s;
+      c.gemv_alone_bytes_per_s = k.gemv_alone_bytes_per_s;
+      c.dense_gemv_alone_bytes_per_s = k.dense_gemv_alone_bytes_per_s;
     }
   }
   return out;
@@ -87,6 +89,10 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     if (c.dense_gemv_bytes_per_s != 0 && !In(c.dense_gemv_bytes_per_s, 1, kMaxRate)) {
       return Bad(origin, field + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
     }
+    if (!In(c.gemv_alone_bytes_per_s, 0, kMaxRate) ||
+        !In(c.dense_gemv_alone_bytes_per_s, 0, kMaxRate)) {
+      return Bad(origin, field + ".gemv_alone_gb_s", "alone rates must be >= 0 (0: not stated)");
+    }
     if (!In(c.dense_ops_per_s, 1, kMaxRate))
       return Bad(origin, field + ".dense_gops", "must be > 0");
     for (size_t j = 0; j < c.kernel_rates.size(); ++j) {
@@ -102,6 +108,10 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
         return Bad(origin, at + ".gemv_gb_s", "must be > 0");
       if (k.dense_gemv_bytes_per_s != 0 && !In(k.dense_gemv_bytes_per_s, 1, kMaxRate)) {
         return Bad(origin, at + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
+      }
+      if (!In(k.gemv_alone_bytes_per_s, 0, kMaxRate) ||
+          !In(k.dense_gemv_alone_bytes_per_s, 0, kMaxRate)) {
+        return Bad(origin, at + ".gemv_alone_gb_s", "alone rates must be >= 0 (0: not stated)");
       }
     }
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {

@@ -3,6 +3,7 @@
 // the edge and validated; value type.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,7 +42,9 @@ struct FlashSpec {
 struct KernelRateSpec {
   std::string format;  // Quantization::Name(), e.g. "int4-g16"
   double gemv_bytes_per_s = 0;
-  double dense_gemv_bytes_per_s = 0;  // 0 = gemv_bytes_per_s
+  double dense_gemv_bytes_per_s = 0;        // 0 = gemv_bytes_per_s
+  double gemv_alone_bytes_per_s = 0;        // one core busy; 0 = gemv_bytes_per_s
+  double dense_gemv_alone_bytes_per_s = 0;  // 0 = dense_gemv_bytes_per_s
 };
 
 struct CoreClassSpec {
@@ -56,11 +59,24 @@ struct CoreClassSpec {
   double active_w = 0;                       // power of one busy core (W); 0 = not stated
   double dense_gemv_bytes_per_s = 0;         // over weights in matrix order; 0 = not stated
   std::vector<KernelRateSpec> kernel_rates;  // per weight format, where measured
+  double gemv_alone_bytes_per_s = 0;         // this core computing alone; 0 = not stated
+  double dense_gemv_alone_bytes_per_s = 0;   // 0 = not stated
 
   // The rate over weights in matrix order: dense_gemv_bytes_per_s where stated,
   // else the sparse rate.
   double InOrderGemvRate() const {
     return dense_gemv_bytes_per_s > 0 ? dense_gemv_bytes_per_s : gemv_bytes_per_s;
+  }
+  // One core's rate (in matrix order or over scattered rows) when `busy` of the
+  // profile's `cores` cores compute: the alone rate at one, the stated rate at
+  // all, linear between; without an alone rate, the stated rate.
+  double GemvRate(bool in_order, int busy, int cores) const {
+    const double all = in_order ? InOrderGemvRate() : gemv_bytes_per_s;
+    const double alone_stated = in_order ? dense_gemv_alone_bytes_per_s : gemv_alone_bytes_per_s;
+    const double alone = alone_stated > 0 ? alone_stated : all;
+    if (cores <= 1) return alone;
+    if (busy >= cores) return all;
+    return alone + (all - alone) * (std::max(busy, 1) - 1) / (cores - 1);
   }
 };
 

@@ -86,12 +86,12 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
   if (dram.combined_bytes_per_s > 0) {
     left = std::min(left, dram.combined_bytes_per_s - DramInUse(npu) - DramInUse(!npu));
   }
-  double rate = npu                    ? own_ceiling
-                : StreamsInOrder(task) ? w.core->InOrderGemvRate()
-                                       : w.core->gemv_bytes_per_s;
-  // At least an equal share of the ceiling among this unit's busy workers.
+  // This worker and the others of its unit computing now.
   int busy = 1;
   for (const Worker& o : npu ? npu_ : cpu_) busy += o.busy ? 1 : 0;
+  double rate =
+      npu ? own_ceiling : w.core->GemvRate(StreamsInOrder(task), busy, profile_.total_cores());
+  // At least an equal share of the ceiling among this unit's busy workers.
   rate = std::min(rate, std::max(left, own_ceiling / busy));
   *dram_rate = rate;
   return overhead + TransferTime(static_cast<double>(task.bytes), rate);

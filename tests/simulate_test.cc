@@ -242,6 +242,32 @@ TEST(Simulate, TheModelsWeightFormatIsPricedAtItsKernelRates) {
   EXPECT_NEAR(ffn_ms(own.c_str(), 0.5), 2 * base, 0.1 * base) << "half the rate: twice the time";
 }
 
+// A core computing alone gets more of the machine than one of many busy cores:
+// with alone rates twice the stated ones, one compute thread's attention takes
+// half as long, while a run that keeps every core busy is unchanged.
+TEST(Simulate, FewerBusyCoresComputeAtTheirAloneRates) {
+  auto attention_ms = [](int threads, bool alone_stated) {
+    SimulationConfig c = Config("in_memory", "turbosparse-mistral-7b", "oneplus12");
+    c.ffn_resident = -1;
+    c.memory_bytes = int64_t{16} << 30;
+    c.threads = threads;
+    c.device.dram.cpu_bytes_per_s *= 100;  // the cores' rates, not the DRAM ceiling, bind
+    c.device.dram.combined_bytes_per_s *= 100;
+    for (CoreClassSpec& k : c.device.cores) {
+      k.dense_gemv_alone_bytes_per_s = alone_stated ? 2 * k.InOrderGemvRate() : 0;
+    }
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).breakdown_ms[kBdAttention] : 0.0;
+  };
+  const double one = attention_ms(1, false);
+  ASSERT_GT(one, 0);
+  EXPECT_NEAR(attention_ms(1, true), one / 2, 0.05 * one);
+  const int all = LoadDevice("oneplus12")->total_cores();
+  const double every = attention_ms(all, false);
+  EXPECT_NEAR(attention_ms(all, true), every, 0.01 * every);
+}
+
 // Events further apart than the progress interval (a very slow device) must not
 // stall the run.
 TEST(Simulate, SlowFlashStillFinishes) {

@@ -391,18 +391,21 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   // Each kernel rate the median of three passes, the two access patterns
   // interleaved, so a drift in the machine's speed biases neither.
   const double kernel_seconds = o.quick ? 0.2 : 0.6;
-  std::vector<double> scattered_runs, in_order_runs;
+  std::vector<double> scattered_runs, in_order_runs, scattered_alone, in_order_alone;
   for (int pass = 0; pass < 3; ++pass) {
     scattered_runs.push_back(MeasureKernel(kKernelShape, kernel_seconds, false, cores));
     in_order_runs.push_back(MeasureKernel(kKernelShape, kernel_seconds, true, cores));
+    scattered_alone.push_back(MeasureKernel(kKernelShape, kernel_seconds, false, 1));
+    in_order_alone.push_back(MeasureKernel(kKernelShape, kernel_seconds, true, 1));
   }
   const double kernel = Median(scattered_runs), in_order = Median(in_order_runs);
   std::vector<KernelRateSpec> formats = MeasureFormats(kernel_seconds, cores, all);
   for (const KernelRateSpec& k : formats) {
     say(
         absl::StrFormat("sparse FFN kernel, %s: %.2f GB/s per core over scattered rows, %.2f in "
-                        "order",
-                        k.format, k.gemv_bytes_per_s / 1e9, k.dense_gemv_bytes_per_s / 1e9));
+                        "order (one core alone: %.2f, %.2f)",
+                        k.format, k.gemv_bytes_per_s / 1e9, k.dense_gemv_bytes_per_s / 1e9,
+                        k.gemv_alone_bytes_per_s / 1e9, k.dense_gemv_alone_bytes_per_s / 1e9));
   }
   const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
   say(
@@ -418,6 +421,9 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.io_issue_factor = 1;
   core.gemv_bytes_per_s = std::min(kernel, all);
   core.dense_gemv_bytes_per_s = std::min(in_order, all);
+  // Never below the all-busy rates (see MeasureFormats).
+  core.gemv_alone_bytes_per_s = std::max(core.gemv_bytes_per_s, Median(scattered_alone));
+  core.dense_gemv_alone_bytes_per_s = std::max(core.dense_gemv_bytes_per_s, Median(in_order_alone));
   core.dense_ops_per_s = 4 * kernel;  // INT4: 2 weights per byte, 2 operations per weight
   core.task_dispatch_ns = dispatch_ns;
   core.kernel_rates = std::move(formats);

@@ -47,8 +47,9 @@ double MeasureTaskDispatchNs(int threads, int tasks);
 // cores at once, scattered or `in_order`, bytes/s per core.
 double MeasureKernel(const FfnKernelShape& shape, double seconds_target, bool in_order, int threads,
                      int64_t arena_bytes_per_thread = int64_t{256} << 20);
-// The kernel's rates (per core, all `threads` at once, each the median of three
-// passes of `seconds` per pattern, capped at the DRAM read rate `dram_cap`)
+// The kernel's rates (per core, all `threads` at once and one alone, each the
+// median of three passes of `seconds` per pattern; the all-busy rates capped at
+// the DRAM read rate `dram_cap`)
 // for every kFormatShapes format, named as Quantization::Name().
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
                                            int64_t arena_bytes_per_thread = int64_t{256} << 20);
