@@ -41,9 +41,23 @@ DeviceProfile DeviceProfile::ForWeightFormat(const std::string& format) const {
 // A number (NaN fails) in [lo, hi].
 static bool In(double v, double lo, double hi) { return v >= lo && v <= hi; }
 
+constexpr double kMaxRate = 1e14;  // bytes or operations per second: 100 TB/s
+
+// A core's (or one of its formats') kernel rates, named under `field`.
+static absl::Status CheckKernelRates(const std::string& origin, const std::string& field,
+                                     double gemv, double dense, double alone, double dense_alone) {
+  if (!In(gemv, 1, kMaxRate)) return Bad(origin, field + ".gemv_gb_s", "must be > 0");
+  if (dense != 0 && !In(dense, 1, kMaxRate)) {
+    return Bad(origin, field + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
+  }
+  if (!In(alone, 0, kMaxRate) || !In(dense_alone, 0, kMaxRate)) {
+    return Bad(origin, field + ".gemv_alone_gb_s", "alone rates must be >= 0 (0: not stated)");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DeviceProfile::Validate(const std::string& origin) const {
   if (name.empty()) return Bad(origin, "name", "must be set");
-  constexpr double kMaxRate = 1e14;  // bytes or operations per second: 100 TB/s
   constexpr double kMaxOverheadNs = 1e9;
   bool random = false, sequential = false;
   for (size_t i = 0; i < flash.points.size(); ++i) {
@@ -84,14 +98,11 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     if (c.name.empty() || c.count <= 0 || c.count > 1024) {
       return Bad(origin, field, "needs a name and a count in [1, 1024]");
     }
-    if (!In(c.gemv_bytes_per_s, 1, kMaxRate))
-      return Bad(origin, field + ".gemv_gb_s", "must be > 0");
-    if (c.dense_gemv_bytes_per_s != 0 && !In(c.dense_gemv_bytes_per_s, 1, kMaxRate)) {
-      return Bad(origin, field + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
-    }
-    if (!In(c.gemv_alone_bytes_per_s, 0, kMaxRate) ||
-        !In(c.dense_gemv_alone_bytes_per_s, 0, kMaxRate)) {
-      return Bad(origin, field + ".gemv_alone_gb_s", "alone rates must be >= 0 (0: not stated)");
+    if (absl::Status s =
+            CheckKernelRates(origin, field, c.gemv_bytes_per_s, c.dense_gemv_bytes_per_s,
+                             c.gemv_alone_bytes_per_s, c.dense_gemv_alone_bytes_per_s);
+        !s.ok()) {
+      return s;
     }
     if (!In(c.dense_ops_per_s, 1, kMaxRate))
       return Bad(origin, field + ".dense_gops", "must be > 0");
@@ -104,14 +115,11 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
           return Bad(origin, at + ".format", absl::StrCat("'", k.format, "' is listed twice"));
         }
       }
-      if (!In(k.gemv_bytes_per_s, 1, kMaxRate))
-        return Bad(origin, at + ".gemv_gb_s", "must be > 0");
-      if (k.dense_gemv_bytes_per_s != 0 && !In(k.dense_gemv_bytes_per_s, 1, kMaxRate)) {
-        return Bad(origin, at + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
-      }
-      if (!In(k.gemv_alone_bytes_per_s, 0, kMaxRate) ||
-          !In(k.dense_gemv_alone_bytes_per_s, 0, kMaxRate)) {
-        return Bad(origin, at + ".gemv_alone_gb_s", "alone rates must be >= 0 (0: not stated)");
+      if (absl::Status s =
+              CheckKernelRates(origin, at, k.gemv_bytes_per_s, k.dense_gemv_bytes_per_s,
+                               k.gemv_alone_bytes_per_s, k.dense_gemv_alone_bytes_per_s);
+          !s.ok()) {
+        return s;
       }
     }
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {
