@@ -27,9 +27,8 @@ Buffer Allocate(int64_t bytes) {
   return Buffer(static_cast<uint8_t*>(p));
 }
 
-// Memory that must really be resident (the budget): every page written.
-// `bundles` bundles of synthetic weights (FillUnitBundles): real pages, every
-// byte written.
+// Memory that must really be resident (the budget): `bundles` bundles of
+// synthetic weights (FillUnitBundles), every byte written.
 Buffer AllocateUnitBundles(const FfnKernelShape& shape, int64_t bundles) {
   void* p = nullptr;
   if (posix_memalign(&p, 4096, std::max<int64_t>(bundles * shape.bundle_bytes(), 4096)) != 0) {
