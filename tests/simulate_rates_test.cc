@@ -1,0 +1,103 @@
+// The cores' compute rates through whole simulations: weights in matrix order
+// against scattered rows, the model's weight format, and how many cores are busy.
+#include <array>
+#include <string>
+
+#include "devices/device_catalog.h"
+#include "engine/run_summary.h"
+#include "gtest/gtest.h"
+#include "sim/simulator.h"
+#include "traces/model_catalog.h"
+
+namespace sparseflash {
+namespace {
+
+// TurboSparse-Mistral-7B all in memory on the OnePlus 12, 8 tokens, with the
+// DRAM ceilings raised so that the cores' own rates bind.
+SimulationConfig CoreBoundInMemory() {
+  SimulationConfig c;
+  c.device = *LoadDevice("oneplus12");
+  c.model = *LoadModel("turbosparse-mistral-7b");
+  c.strategy = "in_memory";
+  c.ffn_resident = -1;
+  c.memory_bytes = int64_t{16} << 30;
+  c.tokens = 8;
+  c.device.dram.cpu_bytes_per_s *= 100;
+  c.device.dram.combined_bytes_per_s *= 100;
+  return c;
+}
+
+// A core reads consecutive rows (attention, the head, a dense FFN) faster than
+// scattered neuron rows: work in matrix order is priced at the profile's dense
+// rate where it states one, sparse FFN work at the sparse rate either way.
+TEST(Simulate, InOrderWeightsStreamAtTheDenseRate) {
+  auto breakdown = [](bool sparse, bool dense_rate_stated) {
+    SimulationConfig c = CoreBoundInMemory();
+    c.options = {sparse ? "sparse=true" : "sparse=false"};
+    for (CoreClassSpec& k : c.device.cores) {
+      k.dense_gemv_bytes_per_s = dense_rate_stated ? 2 * k.gemv_bytes_per_s : 0;
+    }
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).breakdown_ms : std::array<double, kBreakdownParts>{};
+  };
+  for (bool sparse : {true, false}) {
+    const auto same = breakdown(sparse, false), faster = breakdown(sparse, true);
+    ASSERT_GT(same[kBdAttention], 0);
+    EXPECT_NEAR(faster[kBdAttention], same[kBdAttention] / 2, 0.1 * same[kBdAttention]);
+    const double ffn = same[kBdFfnCompute];
+    ASSERT_GT(ffn, 0);
+    if (sparse) {
+      EXPECT_NEAR(faster[kBdFfnCompute], ffn, 0.02 * ffn) << "scattered rows: the sparse rate";
+    } else {
+      EXPECT_NEAR(faster[kBdFfnCompute], ffn / 2, 0.1 * ffn) << "a dense FFN streams in order";
+    }
+  }
+}
+
+// A model's weight format sets the kernel's work per byte: where the profile
+// lists rates for the model's format, every core computes at them (the FFN
+// twice as long at half the rate); a listing for another format changes nothing.
+TEST(Simulate, TheModelsWeightFormatIsPricedAtItsKernelRates) {
+  auto ffn_ms = [](const char* format, double share) {
+    SimulationConfig c = CoreBoundInMemory();
+    c.options = {"sparse=true"};
+    for (CoreClassSpec& k : c.device.cores) {
+      k.kernel_rates = {{format, share * k.gemv_bytes_per_s, 0}};
+    }
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).breakdown_ms[kBdFfnCompute] : 0.0;
+  };
+  const std::string own = LoadModel("turbosparse-mistral-7b")->quantization.Name();
+  const double base = ffn_ms("int8-g64", 0.5);
+  ASSERT_GT(base, 0);
+  EXPECT_NEAR(ffn_ms("int8-g64", 0.25), base, 1e-9) << "another format's rates are not used";
+  EXPECT_NEAR(ffn_ms(own.c_str(), 1.0), base, 0.02 * base) << "the same rate as the core's own";
+  EXPECT_NEAR(ffn_ms(own.c_str(), 0.5), 2 * base, 0.1 * base) << "half the rate: twice the time";
+}
+
+// A core computing alone gets more of the machine than one of many busy cores:
+// with alone rates twice the stated ones, one compute thread's attention takes
+// half as long, while a run that keeps every core busy is unchanged.
+TEST(Simulate, FewerBusyCoresComputeAtTheirAloneRates) {
+  auto attention_ms = [](int threads, bool alone_stated) {
+    SimulationConfig c = CoreBoundInMemory();
+    c.threads = threads;
+    for (CoreClassSpec& k : c.device.cores) {
+      k.dense_gemv_alone_bytes_per_s = alone_stated ? 2 * k.InOrderGemvRate() : 0;
+    }
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).breakdown_ms[kBdAttention] : 0.0;
+  };
+  const double one = attention_ms(1, false);
+  ASSERT_GT(one, 0);
+  EXPECT_NEAR(attention_ms(1, true), one / 2, 0.05 * one);
+  const int all = LoadDevice("oneplus12")->total_cores();
+  const double every = attention_ms(all, false);
+  EXPECT_NEAR(attention_ms(all, true), every, 0.01 * every);
+}
+
+}  // namespace
+}  // namespace sparseflash
