@@ -89,8 +89,7 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
   // This worker and the others of its unit computing now.
   int busy = 1;
   for (const Worker& o : npu ? npu_ : cpu_) busy += o.busy ? 1 : 0;
-  double rate =
-      npu ? own_ceiling : w.core->GemvRate(StreamsInOrder(task), busy, profile_.total_cores());
+  double rate = npu ? own_ceiling : w.core->GemvRate(StreamsInOrder(task), busy, total_cores_);
   // At least an equal share of the ceiling among this unit's busy workers.
   rate = std::min(rate, std::max(left, own_ceiling / busy));
   *dram_rate = rate;

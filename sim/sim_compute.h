@@ -51,7 +51,10 @@ class SimComputeBackend : public ComputeBackend {
     Nanos start;
   };
   SimComputeBackend(EventQueue* queue, const DeviceProfile& profile, Timeline* timeline)
-      : queue_(queue), profile_(profile), timeline_(timeline) {}
+      : queue_(queue),
+        profile_(profile),
+        total_cores_(profile.total_cores()),
+        timeline_(timeline) {}
   void Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting);
   Nanos Duration(const Worker& w, const ComputeTask& task, double* dram_rate) const;
   double DramInUse(bool npu) const;
@@ -59,6 +62,7 @@ class SimComputeBackend : public ComputeBackend {
 
   EventQueue* queue_;
   DeviceProfile profile_;
+  int total_cores_;  // of every class: the count at which the stated rates hold
   Timeline* timeline_;
   CompletionSink* sink_ = nullptr;
   std::vector<Worker> cpu_, npu_;

@@ -33,7 +33,6 @@ using calibration::kKernelShape;
 using calibration::MeasureCopy;
 using calibration::MeasureDramRead;
 using calibration::MeasureFormats;
-using calibration::MeasureKernel;
 using calibration::MeasureTaskDispatchNs;
 using calibration::Median;
 using calibration::MemInfo;
@@ -389,17 +388,18 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   const double all = MeasureDramRead(cores, dram_bytes);
   const double copy = MeasureCopy(dram_bytes / 2);
   // Each kernel rate the median of three passes, the two access patterns
-  // interleaved, so a drift in the machine's speed biases neither.
+  // interleaved, so a drift in the machine's speed biases neither. The core's
+  // own rates are its INT4 g32 entry.
   const double kernel_seconds = o.quick ? 0.2 : 0.6;
-  std::vector<double> scattered_runs, in_order_runs, scattered_alone, in_order_alone;
-  for (int pass = 0; pass < 3; ++pass) {
-    scattered_runs.push_back(MeasureKernel(kKernelShape, kernel_seconds, false, cores));
-    in_order_runs.push_back(MeasureKernel(kKernelShape, kernel_seconds, true, cores));
-    scattered_alone.push_back(MeasureKernel(kKernelShape, kernel_seconds, false, 1));
-    in_order_alone.push_back(MeasureKernel(kKernelShape, kernel_seconds, true, 1));
-  }
-  const double kernel = Median(scattered_runs), in_order = Median(in_order_runs);
   std::vector<KernelRateSpec> formats = MeasureFormats(kernel_seconds, cores, all);
+  const std::string own_format =
+      Quantization{.kind = QuantKind::kInt4, .group_size = kKernelShape.group}.Name();
+  const auto own_it = std::find_if(formats.begin(), formats.end(),
+                                   [&](const KernelRateSpec& k) { return k.format == own_format; });
+  if (own_it == formats.end()) {
+    return absl::InternalError(absl::StrCat("calibration measured no ", own_format, " kernel"));
+  }
+  const KernelRateSpec own = *own_it;
   for (const KernelRateSpec& k : formats) {
     say(
         absl::StrFormat("sparse FFN kernel, %s: %.2f GB/s per core over scattered rows, %.2f in "
@@ -408,23 +408,23 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                         k.gemv_alone_bytes_per_s / 1e9, k.dense_gemv_alone_bytes_per_s / 1e9));
   }
   const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
-  say(
-      absl::StrFormat("DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
-                      "sparse FFN kernel on all %d cores at once %.2f GB/s per core over "
-                      "scattered rows, %.2f in order (%s); task hand-off %.1f us",
-                      one / 1e9, all / 1e9, cores, copy / 1e9, cores, kernel / 1e9, in_order / 1e9,
-                      SparseFfnTarget(kKernelShape), dispatch_ns / 1e3));
+  say(absl::StrFormat(
+      "DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
+      "sparse FFN kernel on all %d cores at once %.2f GB/s per core over "
+      "scattered rows, %.2f in order (%s); task hand-off %.1f us",
+      one / 1e9, all / 1e9, cores, copy / 1e9, cores, own.gemv_bytes_per_s / 1e9,
+      own.dense_gemv_bytes_per_s / 1e9, SparseFfnTarget(kKernelShape), dispatch_ns / 1e3));
   CoreClassSpec core;
   core.name = "host";
   core.count = cores;
   core.ghz = CpuGhz();
   core.io_issue_factor = 1;
-  core.gemv_bytes_per_s = std::min(kernel, all);
-  core.dense_gemv_bytes_per_s = std::min(in_order, all);
-  // Never below the all-busy rates (see MeasureFormats).
-  core.gemv_alone_bytes_per_s = std::max(core.gemv_bytes_per_s, Median(scattered_alone));
-  core.dense_gemv_alone_bytes_per_s = std::max(core.dense_gemv_bytes_per_s, Median(in_order_alone));
-  core.dense_ops_per_s = 4 * kernel;  // INT4: 2 weights per byte, 2 operations per weight
+  core.gemv_bytes_per_s = own.gemv_bytes_per_s;
+  core.dense_gemv_bytes_per_s = own.dense_gemv_bytes_per_s;
+  core.gemv_alone_bytes_per_s = own.gemv_alone_bytes_per_s;
+  core.dense_gemv_alone_bytes_per_s = own.dense_gemv_alone_bytes_per_s;
+  // INT4: 2 weights per byte, 2 operations per weight.
+  core.dense_ops_per_s = 4 * own.gemv_bytes_per_s;
   core.task_dispatch_ns = dispatch_ns;
   core.kernel_rates = std::move(formats);
   core.source =

@@ -25,9 +25,9 @@ inline double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// The bundles the kernel is calibrated on: INT4 g32, 4096 wide, gated (the
-// profile's gemv rates), then each other weight format the catalog's models
-// use (its kernel_rates).
+// The bundles the kernel is calibrated on: each weight format the catalog's
+// models use (the profile's kernel_rates), 4096 wide and gated; INT4 g32 also
+// gives the core's own gemv rates.
 inline constexpr FfnKernelShape kKernelShape{
     .d_model = 4096, .group = 32, .bits = 4, .gated = true};
 inline constexpr FfnKernelShape kFormatShapes[] = {
@@ -47,10 +47,10 @@ double MeasureTaskDispatchNs(int threads, int tasks);
 // cores at once, scattered or `in_order`, bytes/s per core.
 double MeasureKernel(const FfnKernelShape& shape, double seconds_target, bool in_order, int threads,
                      int64_t arena_bytes_per_thread = int64_t{256} << 20);
-// The kernel's rates (per core, all `threads` at once and one alone, each the
-// median of three passes of `seconds` per pattern; the all-busy rates capped at
-// the DRAM read rate `dram_cap`)
-// for every kFormatShapes format, named as Quantization::Name().
+// The kernel's rates for every kFormatShapes format, named as
+// Quantization::Name(): per core with all `threads` computing at once and with
+// one alone, each the median of three passes of `seconds` per pattern, the
+// all-busy rates capped at the DRAM read rate `dram_cap`.
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
                                            int64_t arena_bytes_per_thread = int64_t{256} << 20);
 std::string CpuModel();

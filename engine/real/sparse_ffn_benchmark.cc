@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/random.h"
+#include "engine/real/bundle_prefetch.h"
 #include "engine/real/sparse_ffn_kernel.h"
 
 namespace sparseflash {
@@ -86,12 +87,11 @@ void BM_BundleRead(benchmark::State& state) {
     state.PauseTiming();
     PickBundles(a, rng, active);
     state.ResumeTiming();
-    for (size_t k = 0; k < active.size(); ++k) {
+    const int count = static_cast<int>(active.size());
+    const BundlePrefetcher prefetch(active.data(), count, a.shape.bundle_bytes());
+    for (int k = 0; k < count; ++k) {
       const uint8_t* b = active[k];
-      if (k + 1 < active.size()) {  // as the kernel does: ask for the next bundle
-        for (int64_t at = 0; at < a.shape.bundle_bytes(); at += 64)
-          __builtin_prefetch(active[k + 1] + at);
-      }
+      prefetch.Before(k);  // as the kernel does
       uint64_t lane[8] = {};
       for (int64_t w = 0; w + 8 <= words; w += 8) {
         for (int l = 0; l < 8; ++l) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <vector>
 
+#include "engine/real/bundle_prefetch.h"
 #include "engine/real/sparse_ffn_kernel.h"
 #include "engine/real/sparse_ffn_vnni.h"
 
@@ -245,8 +246,10 @@ void SparseFfnWith(D16 d16, const FfnKernelShape& s, const uint8_t* const* bundl
   const int64_t row = s.row_bytes();
   DownBatch batch;
   const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
+  const BundlePrefetcher prefetch(bundles, count, s.bundle_bytes());
   for (int k = 0; k < count; ++k) {
     const uint8_t* b = bundles[k];
+    prefetch.Before(k);
     float h;
     if (s.gated) {
       const float g = RowDot(d16, s, b, p, scales.data());

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_join.h"
 #include "common/random.h"
+#include "engine/real/bundle_prefetch.h"
 #include "engine/real/sparse_ffn_vnni.h"
 #include "gtest/gtest.h"
 #include "hwy/targets.h"
@@ -120,6 +121,20 @@ INSTANTIATE_TEST_SUITE_P(Formats, KernelMatchesScalar,
                          ::testing::Values(Case{4, 16, true}, Case{4, 32, true}, Case{4, 64, false},
                                            Case{4, 128, true}, Case{8, 16, true},
                                            Case{8, 32, false}, Case{8, 128, true}));
+
+TEST(BundlePrefetcher, KeepsAbout64KiBOfBundlesInFlightAndStaysInsideTheList) {
+  const FfnKernelShape mistral{.d_model = 4096, .group = 32, .bits = 4, .gated = true};
+  EXPECT_EQ(BundlePrefetcher(nullptr, 0, mistral.bundle_bytes()).distance(),
+            (64 << 10) / mistral.bundle_bytes());
+  EXPECT_EQ(BundlePrefetcher(nullptr, 0, 1 << 20).distance(), 1);  // one bundle past the window
+  // Fewer bundles than the window: asks only for those in the list (ASan
+  // reports a read past the heap-allocated list).
+  const RandomLayer layer = MakeRandomLayer(mistral, 3, 1);
+  auto* list = new const uint8_t* [3] { layer.bundles[0], layer.bundles[1], layer.bundles[2] };
+  const BundlePrefetcher prefetch(list, 3, mistral.bundle_bytes());
+  for (int k = 0; k < 3; ++k) prefetch.Before(k);
+  delete[] list;
+}
 
 TEST(HalfFloat, RoundTripsRepresentableValues) {
   for (float f : {0.0f, 1.0f, -2.5f, 0.0009765625f, 65504.0f}) {

@@ -6,6 +6,8 @@
 #include <cstring>
 #include <vector>
 
+#include "engine/real/bundle_prefetch.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -264,13 +266,6 @@ SF_VNNI void AccumulateDown(const FfnKernelShape& s, const DownBatch& batch, flo
   }
 }
 
-// Asks for a bundle ahead of its use (random bundles defeat the hardware
-// prefetcher at their start).
-SF_VNNI inline void PrefetchBundle(const uint8_t* b, int64_t bytes) {
-  for (int64_t at = 0; at < bytes; at += 64)
-    _mm_prefetch(reinterpret_cast<const char*>(b + at), _MM_HINT_T0);
-}
-
 }  // namespace
 
 bool SparseFfnVnniSupports(const FfnKernelShape& s) {
@@ -296,9 +291,10 @@ SF_VNNI void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundle
   const int64_t row = s.row_bytes();
   const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
   DownBatch batch;
+  const BundlePrefetcher prefetch(bundles, count, s.bundle_bytes());
   for (int k = 0; k < count; ++k) {
     const uint8_t* b = bundles[k];
-    if (k + 1 < count) PrefetchBundle(bundles[k + 1], s.bundle_bytes());
+    prefetch.Before(k);
     float h;
     if (s.gated) {
       const float g = RowDot(s, b, p, index, factor.data());

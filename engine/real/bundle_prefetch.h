@@ -1,0 +1,60 @@
+// Software prefetch of a sparse FFN's bundles, shared by every kernel path.
+// The active neurons' bundles lie at random places in DRAM, so the hardware
+// prefetcher only finds each one after its first lines have missed. Asking for
+// the bundle one ahead left the kernel computing and waiting in turn (its rate
+// from DRAM was about the serial sum of its in-cache and read-only rates); a
+// window of about 64 KiB of bundles in flight lets the reads run under the
+// compute. The window sits in L2 on every CPU the kernel targets.
+// The prefetch is an asm statement: GCC 12 deletes loops of
+// __builtin_prefetch whose addresses it loads (seen at -O2 and in the kernel's
+// own build), leaving the kernel with no prefetch at all.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+namespace sparseflash {
+
+class BundlePrefetcher {
+ public:
+  static constexpr int64_t kWindowBytes = 64 << 10;
+
+  BundlePrefetcher(const uint8_t* const* bundles, int count, int64_t bundle_bytes)
+      : bundles_(bundles),
+        count_(count),
+        bundle_bytes_(bundle_bytes),
+        distance_(static_cast<int>(std::max<int64_t>(1, kWindowBytes / bundle_bytes))) {}
+
+  // Bundles ahead of the one in use that are asked for.
+  int distance() const { return distance_; }
+
+  // Call before bundle k's work: asks for bundle k + distance(), and for the
+  // whole window at k == 0.
+  void Before(int k) const {
+    if (k == 0) {
+      for (int j = 0; j < distance_ && j < count_; ++j) Fetch(bundles_[j]);
+    }
+    if (k + distance_ < count_) Fetch(bundles_[k + distance_]);
+  }
+
+ private:
+  static void FetchLine(const uint8_t* line) {
+#if defined(__x86_64__) || defined(__i386__)
+    asm volatile("prefetcht0 %0" : : "m"(*line));
+#elif defined(__aarch64__)
+    asm volatile("prfm pldl1keep, %0" : : "Q"(*line));
+#else
+    __builtin_prefetch(line, 0, 3);
+#endif
+  }
+  void Fetch(const uint8_t* bundle) const {
+    for (int64_t at = 0; at < bundle_bytes_; at += 64) FetchLine(bundle + at);
+  }
+
+  const uint8_t* const* bundles_;
+  int count_;
+  int64_t bundle_bytes_;
+  int distance_;
+};
+
+}  // namespace sparseflash
