@@ -10,8 +10,11 @@
 // contiguous 1 takes consecutive bundles (a dense matrix's rows), 0 random ones
 // (the active neurons of a sparse layer).
 #include <benchmark/benchmark.h>
+#include <sys/mman.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "common/random.h"
@@ -25,16 +28,20 @@ namespace {
 struct Arena {
   FfnKernelShape shape;
   int64_t bundles = 0;
-  std::vector<uint8_t> bytes;
+  std::unique_ptr<uint8_t, decltype(&std::free)> bytes{nullptr, &std::free};
+  const uint8_t* data() const { return bytes.get(); }
 };
 
-Arena MakeArena(int bits, int64_t mib) {
+// `huge`: backed by 2 MiB pages where the kernel has them (MADV_HUGEPAGE).
+Arena MakeArena(int bits, int64_t mib, bool huge = false) {
   Arena a;
   a.shape = FfnKernelShape{.d_model = 4096, .group = 32, .bits = bits, .gated = true};
   const FfnKernelShape& s = a.shape;
   a.bundles = (mib << 20) / s.bundle_bytes();
-  a.bytes.resize(a.bundles * s.bundle_bytes());
-  FillUnitBundles(s, a.bytes.data(), a.bundles);
+  const size_t bytes = ((a.bundles * s.bundle_bytes() >> 21) + 1) << 21;
+  a.bytes.reset(static_cast<uint8_t*>(std::aligned_alloc(size_t{1} << 21, bytes)));
+  if (huge) madvise(a.bytes.get(), bytes, MADV_HUGEPAGE);
+  FillUnitBundles(s, a.bytes.get(), a.bundles);
   return a;
 }
 
@@ -46,12 +53,12 @@ void PickBundles(const Arena& a, Random& rng, std::vector<const uint8_t*>& activ
   const int64_t start = rng.Below(static_cast<uint32_t>(a.bundles - n));
   for (int64_t k = 0; k < n; ++k) {
     const int64_t b = contiguous ? start + k : rng.Below(a.bundles);
-    active[k] = a.bytes.data() + b * a.shape.bundle_bytes();
+    active[k] = a.data() + b * a.shape.bundle_bytes();
   }
 }
 
 void BM_SparseFfn(benchmark::State& state) {
-  const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1));
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1), state.range(4) == 1);
   const bool portable = state.range(2) == 1;
   const bool contiguous = state.range(3) == 1;
   const FfnKernelShape& s = a.shape;
@@ -73,12 +80,12 @@ void BM_SparseFfn(benchmark::State& state) {
   state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
 }
 BENCHMARK(BM_SparseFfn)
-    ->ArgNames({"bits", "arena_mib", "path", "contiguous"})
-    ->ArgsProduct({{4, 8}, {4096, 512, 2}, {0, 1}, {0, 1}})
+    ->ArgNames({"bits", "arena_mib", "path", "contiguous", "huge"})
+    ->ArgsProduct({{4, 8}, {4096, 512, 2}, {0, 1}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_BundleRead(benchmark::State& state) {
-  const Arena a = MakeArena(static_cast<int>(state.range(0)), 512);
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), 512, state.range(1) == 1);
   const int64_t words = a.shape.bundle_bytes() / 8;
   Random rng(3);
   std::vector<const uint8_t*> active(2048);
@@ -106,7 +113,10 @@ void BM_BundleRead(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * active.size() * a.shape.bundle_bytes());
 }
-BENCHMARK(BM_BundleRead)->ArgNames({"bits"})->Arg(4)->Arg(8)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_BundleRead)
+    ->ArgNames({"bits", "huge"})
+    ->ArgsProduct({{4, 8}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace sparseflash
