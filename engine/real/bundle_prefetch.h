@@ -1,10 +1,9 @@
-// Software prefetch of a sparse FFN's bundles, shared by every kernel path.
-// The active neurons' bundles lie at random places in DRAM, so the hardware
-// prefetcher only finds each one after its first lines have missed. Asking for
-// the bundle one ahead left the kernel computing and waiting in turn (its rate
-// from DRAM was about the serial sum of its in-cache and read-only rates); a
-// window of about 64 KiB of bundles in flight lets the reads run under the
-// compute. The window sits in L2 on every CPU the kernel targets.
+// Software prefetch of a sparse FFN's bundles, shared by every kernel path and
+// the kernel's benchmark. The active neurons' bundles lie at random places in
+// DRAM, so the hardware prefetcher only finds each one after its first lines
+// have missed. About 64 KiB of bundles are kept in flight (the window fits in
+// L2 on every CPU the kernel targets); on an AMD EPYC VM this measured the same
+// as one bundle ahead, within the machine's noise (docs/replay.md).
 // The prefetch is an asm statement: GCC 12 deletes loops of
 // __builtin_prefetch whose addresses it loads (seen at -O2 and in the kernel's
 // own build), leaving the kernel with no prefetch at all.
