@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/access_profile.h"
+#include "engine/generator_source.h"
 #include "engine/sparse_ffn.h"
 #include "traces/generator.h"
 #include "traces/trace_reader.h"
@@ -22,20 +23,6 @@ class TraceFileSource : public TokenSource {
 
  private:
   std::unique_ptr<TraceReader> reader_;
-  TokenActivations token_;
-};
-
-class GeneratorSource : public TokenSource {
- public:
-  GeneratorSource(const ModelSpec& model, const GeneratorOptions& options)
-      : generator_(model, options) {}
-  const TraceHeader& header() const override { return generator_.header(); }
-  absl::StatusOr<const TokenActivations*> Next() override {
-    return generator_.Next(&token_) ? &token_ : nullptr;
-  }
-
- private:
-  TraceGenerator generator_;
   TokenActivations token_;
 };
 
@@ -81,8 +68,8 @@ absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& 
 }
 
 std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
-                                                 uint64_t tokens) {
-  GeneratorOptions options{.seed = seed, .tokens = tokens};
+                                                 uint64_t tokens, int threads) {
+  GeneratorOptions options{.seed = seed, .tokens = tokens, .threads = threads};
   return std::make_unique<GeneratorSource>(model, options);
 }
 

@@ -32,8 +32,10 @@ class TokenSource {
 absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& path);
 // `steps` empty tokens, for a model that makes its own activations (the real model).
 std::unique_ptr<TokenSource> MakeStepSource(int steps);
+// The model's generator, run a few tokens ahead on a thread of its own, its
+// layers stepped by `threads` threads; the tokens do not depend on `threads`.
 std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
-                                                 uint64_t tokens);
+                                                 uint64_t tokens, int threads = 1);
 
 // A generated trace in memory: the same tokens MakeGeneratorSource yields.
 struct TokenTrace {

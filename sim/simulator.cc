@@ -28,6 +28,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
   return {.model = c.model,
           .trace_path = c.trace_path,
           .seed = c.seed,
+          .generator_threads = c.generator_threads,
           .generated = c.generated,
           .tokens = c.tokens,
           .strategy = c.strategy,

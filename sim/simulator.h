@@ -24,7 +24,7 @@ namespace sparseflash {
 struct SimulationConfig {
   DeviceProfile device;
   ModelSpec model;
-  std::string trace_path;  // "" = generate the model's default trace
+  std::string trace_path;                       // "" = generate the model's default trace
   std::shared_ptr<const TokenTrace> generated;  // that trace made beforehand (optional)
   std::string strategy = "powerinfer2";
   std::vector<std::string> options;  // "key=value"
@@ -35,7 +35,8 @@ struct SimulationConfig {
   uint64_t tokens = 256;
   int threads = 0;
   uint64_t seed = 1;
-  std::string profile;  // the offline profile's source (RunSetupConfig::profile)
+  int generator_threads = 1;  // threads generating the trace on the fly (same tokens for any)
+  std::string profile;        // the offline profile's source (RunSetupConfig::profile)
   bool event_log = false;
   Timeline* timeline = nullptr;
   std::function<void(uint64_t done, uint64_t total)> progress;

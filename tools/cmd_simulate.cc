@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "common/units.h"
+#include "common/worker_pool.h"
 #include "devices/device_catalog.h"
 #include "engine/run_summary.h"
 #include "sim/simulator.h"
@@ -91,6 +92,7 @@ int RunSimulate(const SimulateArgs& a) {
   c.tokens = a.tokens;
   c.threads = a.threads;
   c.seed = a.seed;
+  c.generator_threads = HardwareThreads();
   c.profile = a.profile;
   Timeline timeline;
   if (!a.chrome_trace.empty()) {

@@ -6,6 +6,7 @@
 #include "absl/strings/str_format.h"
 #include "common/atomic_file.h"
 #include "common/textproto.h"
+#include "common/worker_pool.h"
 #include "tools/cli.h"
 #include "traces/generator.h"
 #include "traces/model.pb.h"
@@ -24,6 +25,7 @@ struct GenArgs {
   std::string out;
   uint64_t tokens = 256;
   uint64_t seed = 1;
+  int threads = HardwareThreads();
   double persistence = -1, persistence_cold = -1, coactivation = -1, predicted_ratio = -1;
   bool force = false;
 };
@@ -34,9 +36,9 @@ absl::Status ApplyProfile(const GenArgs& a, ModelSpec* model) {
     absl::StatusOr<ModelSpec> other = LoadModel(a.profile);
     if (!other.ok()) return other.status();
     if (other->layers != model->layers) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "profile of '", a.profile, "' has ", other->layers, " layers; model '", model->name,
-          "' has ", model->layers));
+      return absl::InvalidArgumentError(absl::StrCat("profile of '", a.profile, "' has ",
+                                                     other->layers, " layers; model '", model->name,
+                                                     "' has ", model->layers));
     }
     model->generator = other->generator;
   }
@@ -52,7 +54,7 @@ int RunGen(const GenArgs& a) {
   absl::StatusOr<ModelSpec> model = LoadModel(a.model);
   if (!model.ok()) return ReportError(model.status());
   if (absl::Status s = ApplyProfile(a, &*model); !s.ok()) return ReportError(s);
-  GeneratorOptions options{.seed = a.seed, .tokens = a.tokens};
+  GeneratorOptions options{.seed = a.seed, .tokens = a.tokens, .threads = a.threads};
   absl::Status s = WriteGeneratedTrace(
       *model, options, a.out, [&](uint64_t done) { Progress("trace gen", done, a.tokens); },
       a.force);
@@ -154,7 +156,8 @@ int RunExport(const std::string& path, const std::string& out) {
 }  // namespace
 
 void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
-  CLI::App* trace = app.add_subcommand("trace", "Generate, inspect, import and export activation traces");
+  CLI::App* trace =
+      app.add_subcommand("trace", "Generate, inspect, import and export activation traces");
   trace->require_subcommand(1);
 
   auto gen_args = std::make_shared<GenArgs>();
@@ -169,6 +172,10 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
       ->capture_default_str()
       ->check(InRange(0, 1.8e19));
   gen->add_option("--out", gen_args->out, "Output trace file")->required();
+  gen->add_option("--threads", gen_args->threads,
+                  "Threads stepping a token's layers (the trace is the same for any count)")
+      ->capture_default_str()
+      ->check(InRange(1, 1024));
   gen->add_option("--profile", gen_args->profile,
                   "Use another catalog model's generator profile (same layer count)");
   gen->add_option("--persistence", gen_args->persistence,
@@ -184,7 +191,8 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
                   "Override predicted set / true set (0 = no predictor sets)")
       ->check(InRange(0, 100));
   gen->add_flag("--force", gen_args->force, "Replace an existing output file");
-  gen->callback([&dispatch, gen_args] { dispatch.action = [gen_args] { return RunGen(*gen_args); }; });
+  gen->callback(
+      [&dispatch, gen_args] { dispatch.action = [gen_args] { return RunGen(*gen_args); }; });
 
   auto stats_path = std::make_shared<std::string>();
   auto stats_json = std::make_shared<bool>(false);
@@ -209,24 +217,28 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
   import->add_option("--model", imp->model, "Catalog model the trace belongs to")->required();
   import->add_option("--text", imp->text, "Text file: 'A <token> <layer> <ids...>' lines");
   import->add_option("--npy", imp->npy, "One .npy array per layer (tokens x neurons)");
-  import->add_option("--threshold", imp->threshold,
-                     "For float arrays: active when |value| > T (required for them)")
+  import
+      ->add_option("--threshold", imp->threshold,
+                   "For float arrays: active when |value| > T (required for them)")
       ->check(InRange(0, 1e30));
   import->add_option("--inputs", imp->inputs, "Description of the inputs (prompt set)");
   import->add_option("--out", imp->out, "Output trace file")->required();
   import->add_flag("--force", imp->force, "Replace an existing output file");
-  import->callback([&dispatch, imp] { dispatch.action = [imp] { return RunImport(*imp); }; });
+  import->callback([&dispatch, imp] { dispatch.action = [imp] { return RunImport(*imp);
+};
+}  // namespace sparseflash::cli
+);
 
-  auto exp_in = std::make_shared<std::string>();
-  auto exp_out = std::make_shared<std::string>();
-  auto exp_text = std::make_shared<bool>(true);
-  CLI::App* exp = trace->add_subcommand("export", "Write a trace as text (A/P/G lines)");
-  exp->add_option("file", *exp_in, "Trace file")->required();
-  exp->add_flag("--text", *exp_text, "Text output (the only format; default)");
-  exp->add_option("--out", *exp_out, "Output file (default: stdout)");
-  exp->callback([&dispatch, exp_in, exp_out] {
-    dispatch.action = [=] { return RunExport(*exp_in, *exp_out); };
-  });
+auto exp_in = std::make_shared<std::string>();
+auto exp_out = std::make_shared<std::string>();
+auto exp_text = std::make_shared<bool>(true);
+CLI::App* exp = trace->add_subcommand("export", "Write a trace as text (A/P/G lines)");
+exp->add_option("file", *exp_in, "Trace file")->required();
+exp->add_flag("--text", *exp_text, "Text output (the only format; default)");
+exp->add_option("--out", *exp_out, "Output file (default: stdout)");
+exp->callback([&dispatch, exp_in, exp_out] {
+  dispatch.action = [=] { return RunExport(*exp_in, *exp_out); };
+});
 }
 
 }  // namespace sparseflash::cli

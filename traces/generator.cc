@@ -1,5 +1,7 @@
 #include "traces/generator.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "common/hash.h"
 #include "traces/skew.h"
@@ -52,7 +54,7 @@ TraceModelShape ShapeOf(const ModelSpec& model) {
 TraceGenerator::~TraceGenerator() = default;
 
 TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& options)
-    : model_(model), options_(options) {
+    : model_(model), options_(options), pool_(std::clamp(options.threads, 1, model.layers)) {
   const GeneratorProfile& g = model.generator;
   header_.model = ShapeOf(model);
   header_.tokens = options.tokens;
@@ -70,18 +72,24 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
                                    {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
                                    {"expert_persistence", absl::StrCat(g.expert_persistence)},
                                    {"sources", g.sources}};
+  streams_.resize(size_t{static_cast<size_t>(model.layers)} * model.experts);
+  if (model.is_moe()) routers_.resize(model.layers);
+  pool_.ForEachChunk(model.layers, [&](int begin, int end) {
+    for (int l = begin; l < end; ++l) MakeLayerStreams(l);
+  });
+}
+
+void TraceGenerator::MakeLayerStreams(int l) {
   // Which neurons and experts are hot is a property of the model, the same for
   // every seed (an offline profile must find the same hot neurons as the run);
   // the seed drives only the token-to-token dynamics.
-  const uint64_t identity = ModelIdentitySeed(model.name);
-  for (int l = 0; l < model.layers; ++l) {
-    for (int e = 0; e < model.experts; ++e) {
-      const uint64_t slot = StreamSlot(l, e);
-      streams_.push_back(std::make_unique<NeuronStream>(StreamParams(l, MixSeed(identity, slot)),
-                                                        MixSeed(options.seed, slot)));
-    }
-    if (model.is_moe()) routers_.push_back(MakeRouter(model, l, options.seed));
+  const uint64_t identity = ModelIdentitySeed(model_.name);
+  for (int e = 0; e < model_.experts; ++e) {
+    const uint64_t slot = StreamSlot(l, e);
+    streams_[l * model_.experts + e] = std::make_unique<NeuronStream>(
+        StreamParams(l, MixSeed(identity, slot)), MixSeed(options_.seed, slot));
   }
+  if (model_.is_moe()) routers_[l] = MakeRouter(model_, l, options_.seed);
 }
 
 uint64_t ModelIdentitySeed(const std::string& name) { return StableHash64(name); }
@@ -121,23 +129,26 @@ bool TraceGenerator::Next(TokenActivations* token) {
   if (next_token_ >= options_.tokens) return false;
   token->token = next_token_++;
   token->layers.resize(model_.layers);
-  for (int l = 0; l < model_.layers; ++l) {
-    LayerActivations& layer = token->layers[l];
-    layer.layer = l;
-    if (!model_.is_moe()) {
-      layer.experts.resize(1);
-      layer.experts[0].expert = 0;
-      streams_[l]->Step(&layer.experts[0]);
-      continue;
-    }
-    const std::vector<uint32_t>& chosen = routers_[l]->Next();
-    layer.experts.resize(chosen.size());
-    for (size_t i = 0; i < chosen.size(); ++i) {
-      layer.experts[i].expert = chosen[i];
-      streams_[l * model_.experts + chosen[i]]->Step(&layer.experts[i]);
-    }
-  }
+  pool_.ForEachChunk(model_.layers, [&](int begin, int end) {
+    for (int l = begin; l < end; ++l) StepLayer(l, &token->layers[l]);
+  });
   return true;
+}
+
+void TraceGenerator::StepLayer(int l, LayerActivations* layer) {
+  layer->layer = l;
+  if (!model_.is_moe()) {
+    layer->experts.resize(1);
+    layer->experts[0].expert = 0;
+    streams_[l]->Step(&layer->experts[0]);
+    return;
+  }
+  const std::vector<uint32_t>& chosen = routers_[l]->Next();
+  layer->experts.resize(chosen.size());
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    layer->experts[i].expert = chosen[i];
+    streams_[l * model_.experts + chosen[i]]->Step(&layer->experts[i]);
+  }
 }
 
 }  // namespace sparseflash

@@ -2,8 +2,9 @@
 // active ratio and hot-neuron skew, temporal reuse, co-activation, predictor
 // errors, gate-only neurons and MoE routing (see reference/models.md section 5).
 // Generates one token at a time so traces of any length stream to disk.
-// Deterministic: the same model, profile and seed give the same tokens.
-// Not thread-safe.
+// Deterministic: the same model, profile and seed give the same tokens, for
+// any number of threads (each layer's streams and router have seeds of their
+// own, and a token's layers are stepped independently). Not thread-safe.
 #pragma once
 
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "common/worker_pool.h"
 #include "traces/activation.h"
 #include "traces/expert_router.h"
 #include "traces/model_spec.h"
@@ -23,6 +25,7 @@ struct GeneratorOptions {
   uint64_t seed = 1;
   uint64_t tokens = 256;
   bool with_predicted = true;  // record predicted sets when the profile has a predictor
+  int threads = 1;             // threads stepping a token's layers (the caller's among them)
 };
 
 class TraceGenerator {
@@ -37,6 +40,8 @@ class TraceGenerator {
 
  private:
   NeuronStreamParams StreamParams(int layer, uint64_t identity) const;
+  void MakeLayerStreams(int layer);
+  void StepLayer(int layer, LayerActivations* out);
 
   ModelSpec model_;
   GeneratorOptions options_;
@@ -44,6 +49,7 @@ class TraceGenerator {
   uint64_t next_token_ = 0;
   std::vector<std::unique_ptr<NeuronStream>> streams_;  // [layer * experts + expert]
   std::vector<std::unique_ptr<ExpertRouter>> routers_;  // per layer (MoE only)
+  WorkerPool pool_;
 };
 
 // The seed of a model's fixed properties (which neurons and experts are hot).

@@ -1,0 +1,58 @@
+#include "traces/generator.h"
+
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "traces/model_catalog.h"
+
+namespace sparseflash {
+namespace {
+
+// A catalog model with narrower layers, so a test generates in milliseconds.
+ModelSpec Narrow(const std::string& name, int d_ffn) {
+  absl::StatusOr<ModelSpec> m = LoadModel(name);
+  EXPECT_TRUE(m.ok()) << m.status();
+  m->d_ffn = d_ffn;
+  return *m;
+}
+
+std::vector<TokenActivations> Generate(const ModelSpec& m, int threads, uint64_t tokens) {
+  TraceGenerator gen(m, {.seed = 7, .tokens = tokens, .threads = threads});
+  std::vector<TokenActivations> out;
+  for (TokenActivations t; gen.Next(&t); t = {}) out.push_back(std::move(t));
+  return out;
+}
+
+void ExpectSameTokens(const std::vector<TokenActivations>& a,
+                      const std::vector<TokenActivations>& b) {
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t t = 0; t < a.size(); ++t) {
+    ASSERT_EQ(a[t].layers.size(), b[t].layers.size());
+    for (size_t l = 0; l < a[t].layers.size(); ++l) {
+      const LayerActivations &x = a[t].layers[l], &y = b[t].layers[l];
+      EXPECT_EQ(x.layer, y.layer);
+      ASSERT_EQ(x.experts.size(), y.experts.size()) << "token " << t << " layer " << l;
+      for (size_t e = 0; e < x.experts.size(); ++e) {
+        EXPECT_EQ(x.experts[e].expert, y.experts[e].expert);
+        EXPECT_EQ(x.experts[e].active, y.experts[e].active) << "token " << t << " layer " << l;
+        EXPECT_EQ(x.experts[e].predicted, y.experts[e].predicted);
+        EXPECT_EQ(x.experts[e].gate_only, y.experts[e].gate_only);
+      }
+    }
+  }
+}
+
+// Layers are stepped on several threads; the tokens are those of one thread,
+// for a dense model and for an MoE model (whose routers run on those threads too).
+TEST(TraceGenerator, SameTokensForAnyThreadCount) {
+  for (const char* name : {"turbosparse-mistral-7b", "turbosparse-mixtral-47b"}) {
+    const ModelSpec m = Narrow(name, 1024);
+    const std::vector<TokenActivations> one = Generate(m, 1, 12);
+    ASSERT_EQ(one.size(), 12u);
+    EXPECT_FALSE(one[3].layers[5].experts[0].active.empty()) << name;
+    for (int threads : {2, 3, 64}) ExpectSameTokens(one, Generate(m, threads, 12));
+  }
+}
+
+}  // namespace
+}  // namespace sparseflash
