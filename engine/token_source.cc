@@ -3,9 +3,9 @@
 #include <algorithm>
 
 #include "engine/access_profile.h"
-#include "engine/generator_source.h"
 #include "engine/sparse_ffn.h"
 #include "traces/generator.h"
+#include "traces/read_ahead_generator.h"
 #include "traces/trace_reader.h"
 
 namespace sparseflash {
@@ -24,6 +24,17 @@ class TraceFileSource : public TokenSource {
  private:
   std::unique_ptr<TraceReader> reader_;
   TokenActivations token_;
+};
+
+class GeneratorSource : public TokenSource {
+ public:
+  GeneratorSource(const ModelSpec& model, const GeneratorOptions& options)
+      : generator_(model, options) {}
+  const TraceHeader& header() const override { return generator_.header(); }
+  absl::StatusOr<const TokenActivations*> Next() override { return generator_.Next(); }
+
+ private:
+  ReadAheadGenerator generator_;
 };
 
 class MemorySource : public TokenSource {

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/hash.h"
+#include "traces/read_ahead_generator.h"
 #include "traces/skew.h"
 #include "traces/trace_writer.h"
 
@@ -158,14 +159,14 @@ namespace sparseflash {
 absl::Status WriteGeneratedTrace(const ModelSpec& model, const GeneratorOptions& options,
                                  const std::string& path,
                                  const std::function<void(uint64_t)>& progress, bool overwrite) {
-  TraceGenerator generator(model, options);
+  // The next tokens are generated while this one is encoded and compressed.
+  ReadAheadGenerator generator(model, options);
   absl::StatusOr<std::unique_ptr<TraceWriter>> writer =
       TraceWriter::Create(path, generator.header(), {.overwrite = overwrite});
   if (!writer.ok()) return writer.status();
-  TokenActivations token;
-  while (generator.Next(&token)) {
-    if (absl::Status s = (*writer)->Append(token); !s.ok()) return s;
-    if (progress && (token.token + 1) % 16 == 0) progress(token.token + 1);
+  while (const TokenActivations* token = generator.Next()) {
+    if (absl::Status s = (*writer)->Append(*token); !s.ok()) return s;
+    if (progress && (token->token + 1) % 16 == 0) progress(token->token + 1);
   }
   if (progress) progress(options.tokens);
   return (*writer)->Finish();

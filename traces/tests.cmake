@@ -1,6 +1,6 @@
 sf_test(traces_test
   SOURCES array_lru_test.cc expert_router_test.cc generator_test.cc model_catalog_test.cc
-          neuron_stream_test.cc
+          neuron_stream_test.cc read_ahead_generator_test.cc
           skew_test.cc
           text_format_test.cc npy_import_test.cc trace_io_test.cc trace_damage_test.cc
           trace_stats_test.cc

@@ -1,7 +1,8 @@
-// A token source that runs the model's trace generator on a thread of its own,
-// a few tokens ahead of the reader, so generating the next tokens overlaps the
-// engine's work on the current one. Yields exactly the tokens a TraceGenerator
-// with the same options yields, in order. Next() is called from one thread.
+// The model's trace generator run on a thread of its own, a few tokens ahead of
+// the reader, so generating the next tokens overlaps the reader's work on the
+// current one (the engine's, or a trace writer's). Yields exactly the tokens a
+// TraceGenerator with the same options yields, in order. Next() is called from
+// one thread.
 #pragma once
 
 #include <condition_variable>
@@ -10,20 +11,19 @@
 #include <thread>
 #include <vector>
 
-#include "engine/token_source.h"
 #include "traces/generator.h"
 
 namespace sparseflash {
 
-class GeneratorSource : public TokenSource {
+class ReadAheadGenerator {
  public:
   // `ahead`: tokens the generator may run ahead of the reader (>= 1).
-  GeneratorSource(const ModelSpec& model, const GeneratorOptions& options, int ahead = 2);
-  ~GeneratorSource() override;
+  ReadAheadGenerator(const ModelSpec& model, const GeneratorOptions& options, int ahead = 2);
+  ~ReadAheadGenerator();
 
-  const TraceHeader& header() const override { return generator_.header(); }
-  // The returned token stays valid until the next call.
-  absl::StatusOr<const TokenActivations*> Next() override;
+  const TraceHeader& header() const { return generator_.header(); }
+  // The next token, valid until the next call; nullptr after the last.
+  const TokenActivations* Next();
 
  private:
   void Produce();

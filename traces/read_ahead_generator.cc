@@ -1,15 +1,16 @@
-#include "engine/generator_source.h"
+#include "traces/read_ahead_generator.h"
 
 #include <algorithm>
 
 namespace sparseflash {
 
-GeneratorSource::GeneratorSource(const ModelSpec& model, const GeneratorOptions& options, int ahead)
+ReadAheadGenerator::ReadAheadGenerator(const ModelSpec& model, const GeneratorOptions& options,
+                                       int ahead)
     : generator_(model, options), slots_(std::max(1, ahead) + 1) {
   producer_ = std::thread([this] { Produce(); });
 }
 
-GeneratorSource::~GeneratorSource() {
+ReadAheadGenerator::~ReadAheadGenerator() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -18,7 +19,7 @@ GeneratorSource::~GeneratorSource() {
   producer_.join();
 }
 
-absl::StatusOr<const TokenActivations*> GeneratorSource::Next() {
+const TokenActivations* ReadAheadGenerator::Next() {
   std::unique_lock<std::mutex> lock(mu_);
   released_ = consumed_;  // the token handed out last is no longer read
   released_cv_.notify_one();
@@ -27,7 +28,7 @@ absl::StatusOr<const TokenActivations*> GeneratorSource::Next() {
   return &slots_[consumed_++ % slots_.size()];
 }
 
-void GeneratorSource::Produce() {
+void ReadAheadGenerator::Produce() {
   const uint64_t slots = slots_.size();
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
