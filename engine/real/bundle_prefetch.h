@@ -14,6 +14,22 @@
 
 namespace sparseflash {
 
+// Asks for the cache line at `line` (into every cache level).
+inline void PrefetchLine(const uint8_t* line) {
+#if defined(__x86_64__) || defined(__i386__)
+  asm volatile("prefetcht0 %0" : : "m"(*line));
+#elif defined(__aarch64__)
+  asm volatile("prfm pldl1keep, %0" : : "Q"(*line));
+#else
+  __builtin_prefetch(line, 0, 3);
+#endif
+}
+
+// Asks for every line of `bytes` bytes at `at`.
+inline void PrefetchBytes(const uint8_t* at, int64_t bytes) {
+  for (int64_t o = 0; o < bytes; o += 64) PrefetchLine(at + o);
+}
+
 class BundlePrefetcher {
  public:
   static constexpr int64_t kWindowBytes = 64 << 10;
@@ -37,23 +53,35 @@ class BundlePrefetcher {
   }
 
  private:
-  static void FetchLine(const uint8_t* line) {
-#if defined(__x86_64__) || defined(__i386__)
-    asm volatile("prefetcht0 %0" : : "m"(*line));
-#elif defined(__aarch64__)
-    asm volatile("prfm pldl1keep, %0" : : "Q"(*line));
-#else
-    __builtin_prefetch(line, 0, 3);
-#endif
-  }
-  void Fetch(const uint8_t* bundle) const {
-    for (int64_t at = 0; at < bundle_bytes_; at += 64) FetchLine(bundle + at);
-  }
+  void Fetch(const uint8_t* bundle) const { PrefetchBytes(bundle, bundle_bytes_); }
 
   const uint8_t* const* bundles_;
   int count_;
   int64_t bundle_bytes_;
   int distance_;
+};
+
+// The same window over consecutive rows (a dense GEMV): each row ends in its
+// scales, which the kernel reads before the row's weights, so the reads jump
+// back every row and the hardware prefetcher of an AMD EPYC VM fell behind on
+// rows of INT4 g16 (2.2x slower than g32 from DRAM, equal in cache).
+class RowPrefetcher {
+ public:
+  RowPrefetcher(const uint8_t* base, int64_t rows, int64_t row_bytes)
+      : base_(base),
+        rows_(rows),
+        row_bytes_(row_bytes),
+        distance_(std::max<int64_t>(1, BundlePrefetcher::kWindowBytes / row_bytes)) {}
+
+  // Call before row r's work: asks for row r + distance, and the window at r == 0.
+  void Before(int64_t r) const {
+    if (r == 0) PrefetchBytes(base_, std::min(distance_, rows_) * row_bytes_);
+    if (r + distance_ < rows_) PrefetchBytes(base_ + (r + distance_) * row_bytes_, row_bytes_);
+  }
+
+ private:
+  const uint8_t* base_;
+  int64_t rows_, row_bytes_, distance_;
 };
 
 }  // namespace sparseflash

@@ -70,7 +70,8 @@ double MeasureTaskDispatchNs(int threads, int tasks) {
 // cores computing at once, as a real run's compute threads do (cores that
 // share caches, memory controllers or a physical core get less than one
 // alone), over bundles drawn at random (a sparse layer's active neurons) or,
-// `in_order`, consecutive ones (a dense matrix's rows). Bytes/s per core.
+// `in_order`, the dense GEMV over consecutive rows (a dense matrix, as
+// attention and the head). Bytes/s per core.
 double MeasureKernel(const FfnKernelShape& s, double seconds_target, bool in_order, int threads,
                      int64_t arena_bytes_per_thread) {
   const int64_t n = std::max<int64_t>(arena_bytes_per_thread * threads / s.bundle_bytes(), 2048);
@@ -79,14 +80,22 @@ double MeasureKernel(const FfnKernelShape& s, double seconds_target, bool in_ord
   std::vector<double> rates(static_cast<size_t>(threads));
   auto run = [&](int t) {
     std::vector<const uint8_t*> active(1024);
-    std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+    std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f), y;
+    const int64_t rows_per_bundle = s.gated ? 3 : 2;
     Random rng(5 + t);
     int64_t bytes = 0;
     const auto t0 = std::chrono::steady_clock::now();
     while (Seconds(t0) < seconds_target) {
       const int64_t start = rng.Below(static_cast<uint32_t>(n - active.size()));
+      if (in_order) {
+        y.resize(active.size() * rows_per_bundle);
+        DenseGemv(s, arena.data() + start * s.bundle_bytes(), static_cast<int64_t>(y.size()),
+                  x.data(), y.data());
+        bytes += active.size() * s.bundle_bytes();
+        continue;
+      }
       for (size_t k = 0; k < active.size(); ++k) {
-        active[k] = arena.data() + (in_order ? start + k : rng.Below(n)) * s.bundle_bytes();
+        active[k] = arena.data() + rng.Below(n) * s.bundle_bytes();
       }
       SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
       bytes += active.size() * s.bundle_bytes();

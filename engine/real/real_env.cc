@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstring>
 #include <fstream>
 #include <list>
@@ -391,7 +391,8 @@ absl::Status RunOnThisThread(Engine& engine, CompletionQueue& queue, Nanos stall
     std::function<void()> completion = queue.PopFor(std::chrono::nanoseconds(stall_timeout.ns));
     if (!completion) {
       return absl::DeadlineExceededError(absl::StrCat(
-          "nothing completed for ", stall_timeout.ns / 1e9, " s at step ", engine.record().tokens.size(),
+          "nothing completed for ", stall_timeout.ns / 1e9, " s at step ",
+          engine.record().tokens.size(),
           ": a flash read or compute task is stalled (hung device?); the run was abandoned"));
     }
     completion();

@@ -180,31 +180,47 @@ class RealizingCompute : public ComputeBackend {
     const int64_t pool = ffn ? arena_bundles_ : resident_bundles_;
     const int64_t first = (next_ += n) % pool;
     // A sparse FFN's active neurons lie scattered over its weights (or the
-    // cache); dense work streams consecutive rows.
-    return KernelOver(base, pool, first, n, !StreamsInOrder(task));
+    // cache); dense work is a GEMV over consecutive rows.
+    if (StreamsInOrder(task)) return GemvOver(base, pool, first, n);
+    return KernelOver(base, pool, first, n);
   }
 
   // The kernel over `bytes` of the mapped file from `offset` (wrapped into the
   // file): the page faults are the reads.
   std::shared_ptr<const std::function<void()>> MappedWork(int64_t offset, int64_t bytes) {
     const int64_t size = shape_.bundle_bytes();
-    return KernelOver(mapped_->data(), std::max<int64_t>(1, mapped_->size() / size), offset / size,
-                      std::max<int64_t>(1, bytes / size), false);
+    return GemvOver(mapped_->data(), std::max<int64_t>(1, mapped_->size() / size), offset / size,
+                    std::max<int64_t>(1, bytes / size));
   }
 
-  // The sparse FFN kernel over `n` bundles of the `pool` bundles at `base`:
-  // from bundle `first` on, wrapping around, or (`scattered`) drawn at random
-  // (seeded by `first`).
+  // The dense GEMV over the rows of `n` bundles of the `pool` bundles at
+  // `base`, from bundle `first` on, wrapping around.
+  std::shared_ptr<const std::function<void()>> GemvOver(const uint8_t* base, int64_t pool,
+                                                        int64_t first, int64_t n) const {
+    const FfnKernelShape shape = shape_;
+    return std::make_shared<const std::function<void()>>([=] {
+      const int64_t rows_per_bundle = shape.gated ? 3 : 2;
+      std::vector<float> x(shape.d_model, 0.5f), y(rows_per_bundle * std::min(n, pool));
+      for (int64_t done = 0; done < n;) {
+        const int64_t at = (first + done) % pool;
+        const int64_t run = std::min(n - done, pool - at);
+        DenseGemv(shape, base + at * shape.bundle_bytes(), run * rows_per_bundle, x.data(),
+                  y.data());
+        done += run;
+      }
+    });
+  }
+
+  // The sparse FFN kernel over `n` bundles drawn at random (seeded by `first`)
+  // from the `pool` bundles at `base`.
   std::shared_ptr<const std::function<void()>> KernelOver(const uint8_t* base, int64_t pool,
-                                                          int64_t first, int64_t n,
-                                                          bool scattered) const {
+                                                          int64_t first, int64_t n) const {
     const FfnKernelShape shape = shape_;
     return std::make_shared<const std::function<void()>>([=] {
       std::vector<const uint8_t*> bundles(static_cast<size_t>(n));
       Random rng(static_cast<uint64_t>(first) + 1);
       for (int64_t k = 0; k < n; ++k) {
-        const int64_t b = scattered ? rng.Below(static_cast<uint32_t>(pool)) : (first + k) % pool;
-        bundles[k] = base + b * shape.bundle_bytes();
+        bundles[k] = base + rng.Below(static_cast<uint32_t>(pool)) * shape.bundle_bytes();
       }
       std::vector<float> x(shape.d_model, 0.5f), out(shape.d_model, 0.0f);
       SparseFfn(shape, bundles.data(), static_cast<int>(n), x.data(), out.data());

@@ -2,7 +2,8 @@
 // core: a TurboSparse-Mistral-7B-shaped layer (d_model 4096, INT4 or INT8 g32,
 // gated), every gate positive; bundles spread over 512 MiB so they come from
 // DRAM, or over 2 MiB so they stay in cache (the kernel's compute-bound rate).
-// BM_BundleRead reads the same bundles (prefetching as the kernel does) and
+// BM_DenseGemv computes consecutive rows as a dense matrix (attention, the
+// head). BM_BundleRead reads the same bundles (prefetching as the kernel does) and
 // only sums them: the DRAM read bandwidth one core gets on this access
 // pattern, the kernel's ceiling.
 // arena_mib 4096 adds the page walks of scattered reads over gigabytes of
@@ -12,6 +13,7 @@
 #include <benchmark/benchmark.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -33,9 +35,9 @@ struct Arena {
 };
 
 // `huge`: backed by 2 MiB pages where the kernel has them (MADV_HUGEPAGE).
-Arena MakeArena(int bits, int64_t mib, bool huge = false) {
+Arena MakeArena(int bits, int64_t mib, bool huge = false, int group = 32) {
   Arena a;
-  a.shape = FfnKernelShape{.d_model = 4096, .group = 32, .bits = bits, .gated = true};
+  a.shape = FfnKernelShape{.d_model = 4096, .group = group, .bits = bits, .gated = true};
   const FfnKernelShape& s = a.shape;
   a.bundles = (mib << 20) / s.bundle_bytes();
   const size_t bytes = ((a.bundles * s.bundle_bytes() >> 21) + 1) << 21;
@@ -82,6 +84,36 @@ void BM_SparseFfn(benchmark::State& state) {
 BENCHMARK(BM_SparseFfn)
     ->ArgNames({"bits", "arena_mib", "path", "contiguous", "huge"})
     ->ArgsProduct({{4, 8}, {4096, 512, 2}, {0, 1}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
+// The dense GEMV (attention, the head, dense matrices) over 2048 bundles' rows
+// (half the arena when smaller)
+// in order from a random start, on the path DenseGemv picks (path 0) or the
+// portable one (1), for weight groups of 16, 32 or 64.
+void BM_DenseGemv(benchmark::State& state) {
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1), false,
+                            static_cast<int>(state.range(3)));
+  const bool portable = state.range(2) == 1;
+  const FfnKernelShape& s = a.shape;
+  const int64_t bundles = std::min<int64_t>(2048, a.bundles / 2), rows = bundles * 3;
+  Random rng(3);
+  std::vector<float> x(s.d_model, 0.5f), y(rows);
+  for (auto _ : state) {
+    const uint8_t* base =
+        a.data() + rng.Below(static_cast<uint32_t>(a.bundles - bundles)) * s.bundle_bytes();
+    if (portable) {
+      DenseGemvPortable(s, base, rows, x.data(), y.data());
+    } else {
+      DenseGemv(s, base, rows, x.data(), y.data());
+    }
+    benchmark::DoNotOptimize(y.data());
+  }
+  state.SetBytesProcessed(state.iterations() * bundles * s.bundle_bytes());
+  state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
+}
+BENCHMARK(BM_DenseGemv)
+    ->ArgNames({"bits", "arena_mib", "path", "group"})
+    ->ArgsProduct({{4, 8}, {4096, 2}, {0, 1}, {16, 32, 64}})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_BundleRead(benchmark::State& state) {

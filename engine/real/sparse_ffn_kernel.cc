@@ -290,6 +290,28 @@ void SparseFfnImpl(const FfnKernelShape& s, const uint8_t* const* bundles, int c
   }
 }
 
+template <class D16>
+void DenseGemvWith(D16 d16, const FfnKernelShape& s, const uint8_t* base, int64_t rows,
+                   const float* x, float* y) {
+  const PreparedX p = PrepareX(s, x);
+  std::vector<float> scales(s.d_model / s.group);
+  const int64_t row = s.row_bytes();
+  const RowPrefetcher prefetch(base, rows, row);
+  for (int64_t r = 0; r < rows; ++r) {
+    prefetch.Before(r);
+    y[r] = RowDot(d16, s, base + r * row, p, scales.data());
+  }
+}
+
+void DenseGemvImpl(const FfnKernelShape& s, const uint8_t* base, int64_t rows, const float* x,
+                   float* y) {
+  if (s.bits == 4 && s.group < 32) {
+    DenseGemvWith(hn::CappedTag<int16_t, 8>(), s, base, rows, x, y);
+  } else {
+    DenseGemvWith(hn::CappedTag<int16_t, 16>(), s, base, rows, x, y);
+  }
+}
+
 const char* TargetName() { return hwy::TargetName(HWY_TARGET); }
 
 }  // namespace HWY_NAMESPACE
@@ -301,6 +323,21 @@ namespace sparseflash {
 
 HWY_EXPORT(SparseFfnImpl);
 HWY_EXPORT(TargetName);
+HWY_EXPORT(DenseGemvImpl);
+
+void DenseGemvPortable(const FfnKernelShape& shape, const uint8_t* base, int64_t rows,
+                       const float* x, float* y) {
+  HWY_DYNAMIC_DISPATCH(DenseGemvImpl)(shape, base, rows, x, y);
+}
+
+void DenseGemv(const FfnKernelShape& shape, const uint8_t* base, int64_t rows, const float* x,
+               float* y) {
+  if (SparseFfnVnniSupports(shape)) {
+    DenseGemvVnni(shape, base, rows, x, y);
+  } else {
+    DenseGemvPortable(shape, base, rows, x, y);
+  }
+}
 
 void SparseFfnPortable(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
                        const float* x, float* out) {
@@ -354,6 +391,11 @@ float ScalarDot(const FfnKernelShape& s, const uint8_t* row, const float* x) {
 }
 
 }  // namespace
+
+void DenseGemvScalar(const FfnKernelShape& s, const uint8_t* base, int64_t rows, const float* x,
+                     float* y) {
+  for (int64_t r = 0; r < rows; ++r) y[r] = ScalarDot(s, base + r * s.row_bytes(), x);
+}
 
 void SparseFfnScalar(const FfnKernelShape& s, const uint8_t* const* bundles, int count,
                      const float* x, float* out) {

@@ -32,6 +32,18 @@ void SparseFfnPortable(const FfnKernelShape& shape, const uint8_t* const* bundle
 void SparseFfnScalar(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
                      const float* x, float* out);
 
+// y[r] = row r . x for the `rows` consecutive rows at `base`, each
+// shape.row_bytes() long (weights, then FP16 group scales): a dense GEMV in
+// matrix order, as attention, predictors, the head and dense FFN matrices are
+// computed (every row read in turn, no activation test). Same paths as
+// SparseFfn; the portable one and the reference alone below.
+void DenseGemv(const FfnKernelShape& shape, const uint8_t* base, int64_t rows, const float* x,
+               float* y);
+void DenseGemvPortable(const FfnKernelShape& shape, const uint8_t* base, int64_t rows,
+                       const float* x, float* y);
+void DenseGemvScalar(const FfnKernelShape& shape, const uint8_t* base, int64_t rows, const float* x,
+                     float* y);
+
 // Name of the path SparseFfn takes for `shape`, and of the Highway target.
 const char* SparseFfnTarget(const FfnKernelShape& shape);
 const char* SparseFfnPortableTarget();

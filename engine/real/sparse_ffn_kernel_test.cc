@@ -117,6 +117,37 @@ TEST_P(KernelMatchesScalar, VnniPathMatchesTheInt8Reference) {
   EXPECT_STREQ(SparseFfnTarget(s), "AVX512_VNNI");
 }
 
+// The dense GEMV over a layer's consecutive rows (the bundles' rows read as
+// one matrix): every compiled SIMD target to float precision, and the VNNI path
+// to its int8 rounding of x (under 1 % of the largest output).
+TEST_P(KernelMatchesScalar, DenseGemvMatchesTheReference) {
+  const Case c = GetParam();
+  FfnKernelShape s{.d_model = 512, .group = c.group, .bits = c.bits, .gated = c.gated};
+  const RandomLayer layer = MakeRandomLayer(s, 7, c.bits * 17 + c.group);
+  const int64_t rows = 7 * (s.gated ? 3 : 2);
+  std::vector<float> exact(rows), y(rows, -1.0f);
+  DenseGemvScalar(s, layer.data.data(), rows, layer.x.data(), exact.data());
+  const double max_abs = MaxAbs(exact);
+  ASSERT_GT(max_abs, 0.05);
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    DenseGemvPortable(s, layer.data.data(), rows, layer.x.data(), y.data());
+    for (int64_t r = 0; r < rows; ++r) {
+      EXPECT_NEAR(y[r], exact[r], 1e-4 * max_abs) << r << " on " << SparseFfnPortableTarget();
+    }
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  std::vector<float> dispatched(rows, -1.0f);
+  DenseGemv(s, layer.data.data(), rows, layer.x.data(), dispatched.data());
+  for (int64_t r = 0; r < rows; ++r) EXPECT_NEAR(dispatched[r], exact[r], 1e-2 * max_abs) << r;
+  if (!SparseFfnVnniSupports(s)) return;
+  DenseGemvVnni(s, layer.data.data(), rows, layer.x.data(), y.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    EXPECT_NEAR(y[r], exact[r], 1e-2 * max_abs) << r;
+    EXPECT_EQ(dispatched[r], y[r]) << r;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Formats, KernelMatchesScalar,
                          ::testing::Values(Case{4, 16, true}, Case{4, 32, true}, Case{4, 64, false},
                                            Case{4, 128, true}, Case{8, 16, true},

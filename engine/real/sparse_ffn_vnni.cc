@@ -325,9 +325,27 @@ SF_VNNI void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundle
   }
 }
 
+SF_VNNI void DenseGemvVnni(const FfnKernelShape& s, const uint8_t* base, int64_t rows,
+                           const float* x, float* y) {
+  const PreparedQ8 p = Prepare(s, x);
+  const __m512i index = ChunkGroupIndex(GroupBytes(s));
+  std::vector<float> factor(s.d_model / s.group + 16, 0.0f);
+  const int64_t row = s.row_bytes();
+  const RowPrefetcher prefetch(base, rows, row);
+  for (int64_t r = 0; r < rows; ++r) {
+    prefetch.Before(r);
+    y[r] = RowDot(s, base + r * row, p, index, factor.data());
+  }
+}
+
 #else  // not x86-64
 
 bool SparseFfnVnniSupports(const FfnKernelShape&) { return false; }
+
+void DenseGemvVnni(const FfnKernelShape& s, const uint8_t* base, int64_t rows, const float* x,
+                   float* y) {
+  DenseGemvScalar(s, base, rows, x, y);
+}
 
 void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundles, int count,
                    const float* x, float* out) {

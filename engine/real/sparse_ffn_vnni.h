@@ -20,6 +20,11 @@ bool SparseFfnVnniSupports(const FfnKernelShape& shape);
 void SparseFfnVnni(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
                    const float* x, float* out);
 
+// y[r] = row r . x for `rows` consecutive rows at `base`, with x rounded to
+// int8 per group (DenseGemv's contract). Requires SparseFfnVnniSupports(shape).
+void DenseGemvVnni(const FfnKernelShape& shape, const uint8_t* base, int64_t rows, const float* x,
+                   float* y);
+
 // The scalar reference with the same int8 rounding of x: what SparseFfnVnni
 // computes, up to float summation order.
 void SparseFfnScalarQ8(const FfnKernelShape& shape, const uint8_t* const* bundles, int count,
