@@ -402,16 +402,16 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   const KernelRateSpec own = *own_it;
   for (const KernelRateSpec& k : formats) {
     say(
-        absl::StrFormat("sparse FFN kernel, %s: %.2f GB/s per core over scattered rows, %.2f in "
-                        "order (one core alone: %.2f, %.2f)",
+        absl::StrFormat("%s: sparse FFN kernel %.2f GB/s per core over scattered bundles, dense "
+                        "GEMV %.2f in order (one core alone: %.2f, %.2f)",
                         k.format, k.gemv_bytes_per_s / 1e9, k.dense_gemv_bytes_per_s / 1e9,
                         k.gemv_alone_bytes_per_s / 1e9, k.dense_gemv_alone_bytes_per_s / 1e9));
   }
   const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
   say(absl::StrFormat(
       "DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
-      "sparse FFN kernel on all %d cores at once %.2f GB/s per core over "
-      "scattered rows, %.2f in order (%s); task hand-off %.1f us",
+      "all %d cores at once: sparse FFN kernel %.2f GB/s per core over "
+      "scattered bundles, dense GEMV %.2f in order (%s); task hand-off %.1f us",
       one / 1e9, all / 1e9, cores, copy / 1e9, cores, own.gemv_bytes_per_s / 1e9,
       own.dense_gemv_bytes_per_s / 1e9, SparseFfnTarget(kKernelShape), dispatch_ns / 1e3));
   CoreClassSpec core;
@@ -428,9 +428,11 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.task_dispatch_ns = dispatch_ns;
   core.kernel_rates = std::move(formats);
   core.source =
-      absl::StrCat("sparse FFN kernel (", SparseFfnTarget(kKernelShape), ") measured ", date,
-                   ", every core computing at once, over random bundles (gemv) and "
-                   "consecutive ones (dense_gemv), INT4 g32 and per format (kernel_rates); "
+      absl::StrCat("sparse FFN kernel and dense GEMV (", SparseFfnTarget(kKernelShape),
+                   ") measured ", date,
+                   ", every core computing at once: the FFN kernel over random bundles (gemv), "
+                   "the GEMV over consecutive rows (dense_gemv), INT4 g32 and per format "
+                   "(kernel_rates); "
                    "dense_gops = 4 x kernel bytes/s [derived]");
   d.cores.push_back(core);
   d.dram.capacity_bytes = MemInfo("MemTotal");
