@@ -185,8 +185,8 @@ class RealizingCompute : public ComputeBackend {
     return KernelOver(base, pool, first, n);
   }
 
-  // The kernel over `bytes` of the mapped file from `offset` (wrapped into the
-  // file): the page faults are the reads.
+  // The dense GEMV over `bytes` of the mapped file from `offset` (wrapped into
+  // the file): the page faults are the reads.
   std::shared_ptr<const std::function<void()>> MappedWork(int64_t offset, int64_t bytes) {
     const int64_t size = shape_.bundle_bytes();
     return GemvOver(mapped_->data(), std::max<int64_t>(1, mapped_->size() / size), offset / size,
