@@ -86,6 +86,29 @@ BENCHMARK(BM_SparseFfn)
     ->ArgsProduct({{4, 8}, {4096, 512, 2}, {0, 1}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
+// The cost of one small call, bundles in cache: `count` random bundles of a
+// 2 MiB arena per call. With few bundles the time is the call's own setup
+// (preparing x, zeroing and folding the accumulators), which a pipeline of
+// 128-neuron clusters pays once per cluster.
+void BM_SparseFfnCall(benchmark::State& state) {
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), 2);
+  const FfnKernelShape& s = a.shape;
+  Random rng(3);
+  std::vector<const uint8_t*> active(static_cast<size_t>(state.range(1)));
+  PickBundles(a, rng, active);
+  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+  for (auto _ : state) {
+    SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.SetLabel(SparseFfnTarget(s));
+}
+BENCHMARK(BM_SparseFfnCall)
+    ->ArgNames({"bits", "bundles"})
+    ->ArgsProduct({{4, 8}, {1, 16, 128}})
+    ->Unit(benchmark::kMicrosecond);
+
 // The dense GEMV (attention, the head, dense matrices) over 2048 bundles' rows
 // (half the arena when smaller)
 // in order from a random start, on the path DenseGemv picks (path 0) or the

@@ -115,6 +115,15 @@ TEST_P(KernelMatchesScalar, VnniPathMatchesTheInt8Reference) {
   EXPECT_LT(worst, 1e-2 * max_abs);
   EXPECT_GT(worst, 0.0);  // the int8 rounding is real: the reference is not the exact one
   EXPECT_STREQ(SparseFfnTarget(s), "AVX512_VNNI");
+  // The path keeps its buffers from call to call: a call on a wider layer in
+  // between leaves nothing behind that changes the next result.
+  FfnKernelShape wide = s;
+  wide.d_model = 1024;
+  const RandomLayer other = MakeRandomLayer(wide, 5, 99);
+  std::vector<float> wide_out(wide.d_model, 0.0f), again(s.d_model, 0.5f);
+  SparseFfnVnni(wide, other.bundles.data(), 5, other.x.data(), wide_out.data());
+  SparseFfnVnni(s, layer.bundles.data(), count, layer.x.data(), again.data());
+  for (int i = 0; i < s.d_model; ++i) EXPECT_EQ(again[i], vnni[i]) << i;
 }
 
 // The dense GEMV over a layer's consecutive rows (the bundles' rows read as

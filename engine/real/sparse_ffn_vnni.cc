@@ -80,33 +80,105 @@ int GroupBytes(const FfnKernelShape& s) { return s.bits == 4 ? s.group / 2 : s.g
 // x as the dot products want it, once per call.
 struct PreparedQ8 {
   std::vector<int8_t> even, odd;  // int4: x[2i] and x[2i+1]; int8: `even` is x in order
+  std::vector<int8_t> q;          // int4: x in order, before the split
   std::vector<float> scale;       // per group, padded by 16 for whole-vector loads
   std::vector<float> correction;  // per group: what the weight offset adds, / weight scale
 };
 
-PreparedQ8 Prepare(const FfnKernelShape& s, const float* x) {
-  Q8 q = QuantizeQ8(s, x);
-  const int groups = s.d_model / s.group;
+// A worker's buffers, kept from call to call: a small call must not pay for
+// allocating and zeroing them (about 15 us per call when it did).
+struct Scratch {
   PreparedQ8 p;
-  if (s.bits == 4) {
-    p.even.resize(s.d_model / 2);
-    p.odd.resize(s.d_model / 2);
-    for (int i = 0; i < s.d_model / 2; ++i) {
-      p.even[i] = q.q[2 * i];
-      p.odd[i] = q.q[2 * i + 1];
-    }
-  } else {
-    p.even = std::move(q.q);
-  }
+  std::vector<float> even, odd, owed, owed_half, factor, down_factors;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// Lanes [0, n) of 16 (all when n >= 16).
+SF_VNNI inline __mmask16 FirstLanes(int n) {
+  return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1);
+}
+
+// x rounded to int8 per weight group as QuantizeQ8 does, 16 lanes at a time
+// (the same float operations and round-to-nearest-even, so the same bytes),
+// laid out for the dot products in `p`.
+SF_VNNI void Prepare(const FfnKernelShape& s, const float* x, PreparedQ8* p) {
+  const int n = s.d_model, groups = n / s.group;
+  std::vector<int8_t>& q = s.bits == 4 ? p->q : p->even;
+  q.resize(n);
+  p->scale.assign(groups + 16, 0.0f);
+  p->correction.assign(groups + 16, 0.0f);
   // int4 weights are nibbles w + 8; int8 weights are read as bytes w + 128.
   const float offset = s.bits == 4 ? 8.0f : 128.0f;
-  p.scale.assign(groups + 16, 0.0f);
-  p.correction.assign(groups + 16, 0.0f);
   for (int g = 0; g < groups; ++g) {
-    p.scale[g] = q.scale[g];
-    p.correction[g] = offset * static_cast<float>(q.q_sum[g]);
+    const float* xg = x + g * s.group;
+    __m512 max_abs = _mm512_setzero_ps();
+    for (int i = 0; i < s.group; i += 16) {
+      const __m512 v = _mm512_maskz_loadu_ps(FirstLanes(s.group - i), xg + i);
+      max_abs = _mm512_max_ps(max_abs, _mm512_abs_ps(v));
+    }
+    const float top = _mm512_reduce_max_ps(max_abs);
+    const float scale = top > 0 ? top / 127.0f : 1.0f;
+    const __m512 inv = _mm512_set1_ps(1.0f / scale);
+    __m512i sum = _mm512_setzero_si512();
+    for (int i = 0; i < s.group; i += 16) {
+      const __mmask16 m = FirstLanes(s.group - i);
+      const __m512i qi = _mm512_cvtps_epi32(_mm512_mul_ps(_mm512_maskz_loadu_ps(m, xg + i), inv));
+      sum = _mm512_add_epi32(sum, qi);
+      _mm_mask_storeu_epi8(q.data() + g * s.group + i, m, _mm512_cvtepi32_epi8(qi));
+    }
+    p->scale[g] = scale;
+    p->correction[g] = offset * static_cast<float>(_mm512_reduce_add_epi32(sum));
   }
-  return p;
+  if (s.bits != 4) return;
+  p->even.resize(n / 2);
+  p->odd.resize(n / 2);
+  for (int i = 0; i < n; i += 64) {  // bytes 2k and 2k+1 of each 16-bit lane
+    const __m512i v = _mm512_loadu_si512(q.data() + i);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p->even.data() + i / 2),
+                        _mm512_cvtepi16_epi8(v));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p->odd.data() + i / 2),
+                        _mm512_cvtepi16_epi8(_mm512_srai_epi16(v, 8)));
+  }
+}
+
+// out += the accumulated down columns: for int4, out[2i] += even[i] - o and
+// out[2i+1] += odd[i] - o with o = 8 * owed[2i / group]; for int8, out += even.
+SF_VNNI void FoldOutput(const FfnKernelShape& s, Scratch& t, float* out) {
+  const int n = s.d_model;
+  if (s.bits != 4) {
+    for (int i = 0; i < n; i += 16) {
+      _mm512_storeu_ps(out + i,
+                       _mm512_add_ps(_mm512_loadu_ps(out + i), _mm512_loadu_ps(t.even.data() + i)));
+    }
+    return;
+  }
+  const int half_group = s.group / 2;
+  t.owed_half.resize(n / 2);
+  for (int g = 0; g < n / s.group; ++g) {
+    const __m512 o = _mm512_set1_ps(8.0f * t.owed[g]);
+    for (int i = 0; i < half_group; i += 16) {
+      _mm512_mask_storeu_ps(t.owed_half.data() + g * half_group + i, FirstLanes(half_group - i), o);
+    }
+  }
+  alignas(64) int32_t lo_idx[16], hi_idx[16];
+  for (int l = 0; l < 16; ++l) {
+    lo_idx[l] = l / 2 + (l % 2) * 16;  // even[0], odd[0], even[1], odd[1], ...
+    hi_idx[l] = 8 + l / 2 + (l % 2) * 16;
+  }
+  const __m512i lo = _mm512_load_si512(lo_idx), hi = _mm512_load_si512(hi_idx);
+  for (int i = 0; i < n / 2; i += 16) {
+    const __m512 o = _mm512_loadu_ps(t.owed_half.data() + i);
+    const __m512 e = _mm512_sub_ps(_mm512_loadu_ps(t.even.data() + i), o);
+    const __m512 d = _mm512_sub_ps(_mm512_loadu_ps(t.odd.data() + i), o);
+    float* at = out + 2 * i;
+    _mm512_storeu_ps(at, _mm512_add_ps(_mm512_loadu_ps(at), _mm512_permutex2var_ps(e, lo, d)));
+    _mm512_storeu_ps(at + 16,
+                     _mm512_add_ps(_mm512_loadu_ps(at + 16), _mm512_permutex2var_ps(e, hi, d)));
+  }
 }
 
 // Lane l of a 64-byte chunk's int32 sums belongs to group base + index[l].
@@ -125,8 +197,7 @@ SF_VNNI float RowFactors(const FfnKernelShape& s, const uint8_t* row, float time
   const uint16_t* halves = reinterpret_cast<const uint16_t*>(row + WeightBytes(s));
   __m512 owed = _mm512_setzero_ps();
   for (int g = 0; g < groups; g += 16) {
-    const __mmask16 m =
-        static_cast<__mmask16>(groups - g >= 16 ? 0xffff : (1u << (groups - g)) - 1);
+    const __mmask16 m = FirstLanes(groups - g);
     __m512 f = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, halves + g)),
                              _mm512_set1_ps(times));
     if (mul != nullptr) f = _mm512_mul_ps(f, _mm512_maskz_loadu_ps(m, mul + g));
@@ -283,11 +354,16 @@ bool SparseFfnVnniSupports(const FfnKernelShape& s) {
 SF_VNNI void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundles, int count,
                            const float* x, float* out) {
   const int n = s.d_model, groups = n / s.group;
-  const PreparedQ8 p = Prepare(s, x);
+  Scratch& t = ThreadScratch();
+  Prepare(s, x, &t.p);
+  const PreparedQ8& p = t.p;
   const __m512i index = ChunkGroupIndex(GroupBytes(s));
   const int64_t half = WeightBytes(s);
-  std::vector<float> even(half, 0.0f), odd(s.bits == 4 ? half : 0, 0.0f), owed(groups, 0.0f);
-  std::vector<float> factor(groups + 16, 0.0f), down_factors(4 * (groups + 16), 0.0f);
+  t.even.assign(half, 0.0f);
+  t.odd.assign(s.bits == 4 ? half : 0, 0.0f);
+  t.owed.assign(groups, 0.0f);
+  t.factor.assign(groups + 16, 0.0f);
+  t.down_factors.assign(4 * (groups + 16), 0.0f);
   const int64_t row = s.row_bytes();
   const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
   DownBatch batch;
@@ -297,44 +373,37 @@ SF_VNNI void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundle
     prefetch.Before(k);
     float h;
     if (s.gated) {
-      const float g = RowDot(s, b, p, index, factor.data());
+      const float g = RowDot(s, b, p, index, t.factor.data());
       if (g <= 0) continue;  // the up/down half is not needed
-      h = g * RowDot(s, b + row, p, index, factor.data());
+      h = g * RowDot(s, b + row, p, index, t.factor.data());
     } else {
-      h = RowDot(s, b, p, index, factor.data());
+      h = RowDot(s, b, p, index, t.factor.data());
       if (h <= 0) continue;
     }
     batch.col[batch.n] = b + gate_up_bytes;
     batch.h[batch.n++] = h;
     if (batch.n == 4) {
-      AccumulateDown(s, batch, down_factors.data(), even.data(), odd.data(), owed.data());
+      AccumulateDown(s, batch, t.down_factors.data(), t.even.data(), t.odd.data(), t.owed.data());
       batch.n = 0;
     }
   }
-  if (batch.n > 0)
-    AccumulateDown(s, batch, down_factors.data(), even.data(), odd.data(), owed.data());
-  const float offset = s.bits == 4 ? 8.0f : 0.0f;  // int8 columns are read as signed
-  if (s.bits == 4) {
-    for (int i = 0; i < n / 2; ++i) {
-      const float o = offset * owed[2 * i / s.group];
-      out[2 * i] += even[i] - o;
-      out[2 * i + 1] += odd[i] - o;
-    }
-  } else {
-    for (int i = 0; i < n; ++i) out[i] += even[i];
+  if (batch.n > 0) {
+    AccumulateDown(s, batch, t.down_factors.data(), t.even.data(), t.odd.data(), t.owed.data());
   }
+  FoldOutput(s, t, out);
 }
 
 SF_VNNI void DenseGemvVnni(const FfnKernelShape& s, const uint8_t* base, int64_t rows,
                            const float* x, float* y) {
-  const PreparedQ8 p = Prepare(s, x);
+  Scratch& t = ThreadScratch();
+  Prepare(s, x, &t.p);
   const __m512i index = ChunkGroupIndex(GroupBytes(s));
-  std::vector<float> factor(s.d_model / s.group + 16, 0.0f);
+  t.factor.assign(s.d_model / s.group + 16, 0.0f);
   const int64_t row = s.row_bytes();
   const RowPrefetcher prefetch(base, rows, row);
   for (int64_t r = 0; r < rows; ++r) {
     prefetch.Before(r);
-    y[r] = RowDot(s, base + r * row, p, index, factor.data());
+    y[r] = RowDot(s, base + r * row, t.p, index, t.factor.data());
   }
 }
 
