@@ -141,5 +141,38 @@ TEST(DeviceCatalog, UnknownDeviceListsKnown) {
   EXPECT_NE(d.status().message().find("oneplus12"), std::string::npos);
 }
 
+// Scattered rows over a wider span run at the wide rate: the stated rate at
+// the narrow span and below, the wide rate at the wide span and above, and in
+// between linearly in log(span). The spans round-trip and are checked.
+TEST(DeviceCatalog, ScatteredRatesFallWithTheSpanTheNeuronsLieIn) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  const int64_t mib = int64_t{1} << 20;
+  KernelRateSpec g32{"int4-g32", 8e9, 16e9, 10e9, 0};
+  g32.span = {512 * mib, 4096 * mib, 5e9, 6e9};
+  d.cores[0].kernel_rates = {g32};
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  const DeviceProfile p = back->ForWeightFormat("int4-g32");
+  auto at = [&](int64_t span) { return p.ForScatterSpan(span).cores[0]; };
+  EXPECT_NEAR(at(256 * mib).gemv_bytes_per_s, 8e9, 1);
+  EXPECT_NEAR(at(512 * mib).gemv_bytes_per_s, 8e9, 1);
+  EXPECT_NEAR(at(4096 * mib).gemv_bytes_per_s, 5e9, 1);
+  EXPECT_NEAR(at(16384 * mib).gemv_bytes_per_s, 5e9, 1);
+  // 1448 MiB is 1.5 of the 3 doublings from 512 MiB to 4 GiB: halfway.
+  EXPECT_NEAR(at(1448 * mib).gemv_bytes_per_s, 6.5e9, 0.01e9);
+  EXPECT_NEAR(at(4096 * mib).gemv_alone_bytes_per_s, 6e9, 1);
+  EXPECT_NEAR(at(1448 * mib).gemv_alone_bytes_per_s, 8e9, 0.01e9);
+  EXPECT_NEAR(at(4096 * mib).InOrderGemvRate(), 16e9, 1) << "rows in order are not scattered";
+  EXPECT_NEAR(back->ForScatterSpan(4096 * mib).cores[0].gemv_bytes_per_s,
+              d.cores[0].gemv_bytes_per_s, 1)
+      << "without the format's entry, the core's own rates at any span";
+  g32.span.span_bytes = 0;
+  d.cores[0].kernel_rates = {g32};
+  absl::StatusOr<DeviceProfile> bad = ParseDeviceProfile(DeviceProfileToText(d), "span.textproto");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("kernel_rates[0].wide_span_mib"), std::string::npos)
+      << bad.status();
+}
+
 }  // namespace
 }  // namespace sparseflash

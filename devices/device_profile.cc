@@ -1,5 +1,8 @@
 #include "devices/device_profile.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 
 namespace sparseflash {
@@ -33,7 +36,30 @@ DeviceProfile DeviceProfile::ForWeightFormat(const std::string& format) const {
       c.dense_gemv_bytes_per_s = k.dense_gemv_bytes_per_s;
       c.gemv_alone_bytes_per_s = k.gemv_alone_bytes_per_s;
       c.dense_gemv_alone_bytes_per_s = k.dense_gemv_alone_bytes_per_s;
+      c.span = k.span;
     }
+  }
+  return out;
+}
+
+double ScatterSpanRates::At(int64_t bytes, double rate, double wide) const {
+  if (!stated() || span_bytes <= 0 || wide_span_bytes <= span_bytes || wide <= 0) return rate;
+  const double t = std::log(static_cast<double>(bytes) / span_bytes) /
+                   std::log(static_cast<double>(wide_span_bytes) / span_bytes);
+  return rate + (wide - rate) * std::clamp(t, 0.0, 1.0);
+}
+
+DeviceProfile DeviceProfile::ForScatterSpan(int64_t bytes) const {
+  DeviceProfile out = *this;
+  for (CoreClassSpec& c : out.cores) {
+    if (!c.span.stated() || bytes <= 0) continue;
+    const double wide_alone = c.span.wide_gemv_alone_bytes_per_s > 0
+                                  ? c.span.wide_gemv_alone_bytes_per_s
+                                  : c.span.wide_gemv_bytes_per_s;
+    if (c.gemv_alone_bytes_per_s > 0) {
+      c.gemv_alone_bytes_per_s = c.span.At(bytes, c.gemv_alone_bytes_per_s, wide_alone);
+    }
+    c.gemv_bytes_per_s = c.span.At(bytes, c.gemv_bytes_per_s, c.span.wide_gemv_bytes_per_s);
   }
   return out;
 }
@@ -52,6 +78,25 @@ static absl::Status CheckKernelRates(const std::string& origin, const std::strin
   }
   if (!In(alone, 0, kMaxRate) || !In(dense_alone, 0, kMaxRate)) {
     return Bad(origin, field + ".gemv_alone_gb_s", "alone rates must be >= 0 (0: not stated)");
+  }
+  return absl::OkStatus();
+}
+
+// A format's wide-span rates, when stated: a wider span than the narrow one,
+// and a rate for it.
+static absl::Status CheckScatterSpan(const std::string& origin, const std::string& field,
+                                     const ScatterSpanRates& s) {
+  if (s.span_bytes < 0 || s.wide_span_bytes < 0) {
+    return Bad(origin, field + ".span_mib", "spans must be >= 0 (0: not stated)");
+  }
+  if (!s.stated()) return absl::OkStatus();
+  if (s.span_bytes <= 0 || s.wide_span_bytes <= s.span_bytes) {
+    return Bad(origin, field + ".wide_span_mib",
+               "must be larger than span_mib, which must be stated with it");
+  }
+  if (!In(s.wide_gemv_bytes_per_s, 1, kMaxRate) ||
+      !In(s.wide_gemv_alone_bytes_per_s, 0, kMaxRate)) {
+    return Bad(origin, field + ".wide_gemv_gb_s", "must be > 0 with wide_span_mib");
   }
   return absl::OkStatus();
 }
@@ -121,6 +166,7 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
           !s.ok()) {
         return s;
       }
+      if (absl::Status s = CheckScatterSpan(origin, at, k.span); !s.ok()) return s;
     }
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {
       return Bad(origin, field + ".io_issue_factor", "must be in [0.001, 1000]");

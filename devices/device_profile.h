@@ -38,6 +38,21 @@ struct FlashSpec {
   std::string source;
 };
 
+// How the scattered-row rates fall with the memory the rows lie in
+// (device.proto KernelRate.span_mib and after): the stated rates hold at
+// span_bytes, the wide ones at wide_span_bytes. Not stated when wide_span_bytes is 0.
+struct ScatterSpanRates {
+  int64_t span_bytes = 0;
+  int64_t wide_span_bytes = 0;
+  double wide_gemv_bytes_per_s = 0;
+  double wide_gemv_alone_bytes_per_s = 0;  // 0 = wide_gemv_bytes_per_s
+
+  bool stated() const { return wide_span_bytes > 0; }
+  // `rate` (measured at span_bytes) moved toward `wide` (at wide_span_bytes)
+  // linearly in log(bytes), held at the ends.
+  double At(int64_t bytes, double rate, double wide) const;
+};
+
 // A core's kernel rates for one weight format (device.proto KernelRate).
 struct KernelRateSpec {
   std::string format;  // Quantization::Name(), e.g. "int4-g16"
@@ -45,6 +60,7 @@ struct KernelRateSpec {
   double dense_gemv_bytes_per_s = 0;        // 0 = gemv_bytes_per_s
   double gemv_alone_bytes_per_s = 0;        // one core busy; 0 = gemv_bytes_per_s
   double dense_gemv_alone_bytes_per_s = 0;  // 0 = dense_gemv_bytes_per_s
+  ScatterSpanRates span;
 };
 
 struct CoreClassSpec {
@@ -61,6 +77,7 @@ struct CoreClassSpec {
   std::vector<KernelRateSpec> kernel_rates;  // per weight format, where measured
   double gemv_alone_bytes_per_s = 0;         // this core computing alone; 0 = not stated
   double dense_gemv_alone_bytes_per_s = 0;   // 0 = not stated
+  ScatterSpanRates span;                     // from the format's kernel_rates entry
 
   // The rate over weights in matrix order: dense_gemv_bytes_per_s where stated,
   // else the sparse rate.
@@ -120,6 +137,9 @@ struct DeviceProfile {
   // for `format` (a Quantization::Name()), where it has one; the profile a
   // model in that format runs on.
   DeviceProfile ForWeightFormat(const std::string& format) const;
+  // This profile with each core's scattered-row rates (gemv_bytes_per_s and
+  // its alone rate) at a span of `bytes`, where its ScatterSpanRates are stated.
+  DeviceProfile ForScatterSpan(int64_t bytes) const;
   // The NPU's DRAM ceiling over the CPU's (1 without an NPU or either figure).
   double NpuCpuRateRatio() const {
     return npu.present && dram.cpu_bytes_per_s > 0 && dram.npu_bytes_per_s > 0

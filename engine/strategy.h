@@ -64,6 +64,10 @@ struct ResourcePlan {
 struct MemoryPlan {
   int64_t resident_bytes = 0;  // pinned: weights, KV cache, predictors, scales, buffers
   int64_t cache_bytes = 0;     // neuron cache (or page cache)
+
+  // The memory a sparse FFN's active neurons lie scattered in: the cache, or
+  // the resident weights for a strategy without one (as a real run places them).
+  int64_t ffn_span_bytes() const { return cache_bytes > 0 ? cache_bytes : resident_bytes; }
 };
 
 struct CacheCounters {

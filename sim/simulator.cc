@@ -89,9 +89,13 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   EventQueue queue;
   if (c.event_log) queue.EnableLog();
   SimClock clock(&queue);
-  // The cores run the model's weight format at that format's measured rates.
-  absl::StatusOr<std::unique_ptr<SimComputeBackend>> compute = SimComputeBackend::Create(
-      &queue, c.device.ForWeightFormat(c.model.quantization.Name()), result.resources, c.timeline);
+  // The cores run the model's weight format at that format's measured rates,
+  // over scattered neurons at the rate for the memory they lie in.
+  absl::StatusOr<std::unique_ptr<SimComputeBackend>> compute =
+      SimComputeBackend::Create(&queue,
+                                c.device.ForWeightFormat(c.model.quantization.Name())
+                                    .ForScatterSpan(result.memory.ffn_span_bytes()),
+                                result.resources, c.timeline);
   if (!compute.ok()) return compute.status();
   std::string io_class = result.resources.io_core_class;
   if (io_class.empty() && (*compute)->cpu_workers() > 0) io_class = (*compute)->worker_class(0);

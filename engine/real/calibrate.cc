@@ -19,6 +19,7 @@
 #include "absl/strings/str_format.h"
 #include "common/files.h"
 #include "common/random.h"
+#include "common/units.h"
 #include "engine/real/calibrate_cpu.h"
 #include "engine/real/completion_queue.h"
 #include "engine/real/real_env.h"
@@ -391,7 +392,13 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   // interleaved, so a drift in the machine's speed biases neither. The core's
   // own rates are its INT4 g32 entry.
   const double kernel_seconds = o.quick ? 0.2 : 0.6;
-  std::vector<KernelRateSpec> formats = MeasureFormats(kernel_seconds, cores, all);
+  // Scattered bundles over 512 MiB, and (not --quick) over up to 4 GiB as a
+  // 7B model's FFN weights spread, leaving two thirds of the free memory.
+  const int64_t span = int64_t{512} << 20;
+  const int64_t wide =
+      o.quick ? 0 : std::min<int64_t>(int64_t{4} << 30, MemInfo("MemAvailable") / 3) >> 20 << 20;
+  std::vector<KernelRateSpec> formats =
+      MeasureFormats(kernel_seconds, cores, all, span, wide >= 2 * span ? wide : 0);
   const std::string own_format =
       Quantization{.kind = QuantKind::kInt4, .group_size = kKernelShape.group}.Name();
   const auto own_it = std::find_if(formats.begin(), formats.end(),
@@ -406,6 +413,13 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                         "GEMV %.2f in order (one core alone: %.2f, %.2f)",
                         k.format, k.gemv_bytes_per_s / 1e9, k.dense_gemv_bytes_per_s / 1e9,
                         k.gemv_alone_bytes_per_s / 1e9, k.dense_gemv_alone_bytes_per_s / 1e9));
+    if (k.span.stated()) {
+      say(absl::StrFormat("%s: scattered over %s: %.2f GB/s per core (alone %.2f); over %s: %.2f",
+                          k.format, FormatBytes(k.span.wide_span_bytes),
+                          k.span.wide_gemv_bytes_per_s / 1e9,
+                          k.span.wide_gemv_alone_bytes_per_s / 1e9, FormatBytes(k.span.span_bytes),
+                          k.gemv_bytes_per_s / 1e9));
+    }
   }
   const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
   say(absl::StrFormat(
@@ -427,13 +441,12 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.dense_ops_per_s = 4 * own.gemv_bytes_per_s;
   core.task_dispatch_ns = dispatch_ns;
   core.kernel_rates = std::move(formats);
-  core.source =
-      absl::StrCat("sparse FFN kernel and dense GEMV (", SparseFfnTarget(kKernelShape),
-                   ") measured ", date,
-                   ", every core computing at once: the FFN kernel over random bundles (gemv), "
-                   "the GEMV over consecutive rows (dense_gemv), INT4 g32 and per format "
-                   "(kernel_rates); "
-                   "dense_gops = 4 x kernel bytes/s [derived]");
+  core.source = absl::StrCat(
+      "sparse FFN kernel and dense GEMV (", SparseFfnTarget(kKernelShape), ") measured ", date,
+      ", every core computing at once: the FFN kernel over random bundles (gemv), "
+      "the GEMV over consecutive rows (dense_gemv), INT4 g32 and per format "
+      "(kernel_rates); "
+      "dense_gops = 4 x kernel bytes/s [derived]");
   d.cores.push_back(core);
   d.dram.capacity_bytes = MemInfo("MemTotal");
   d.dram.app_available_bytes = MemInfo("MemAvailable");

@@ -72,14 +72,12 @@ double MeasureTaskDispatchNs(int threads, int tasks) {
 // alone), over bundles drawn at random (a sparse layer's active neurons) or,
 // `in_order`, the dense GEMV over consecutive rows (a dense matrix, as
 // attention and the head). Bytes/s per core.
-double MeasureKernel(const FfnKernelShape& s, double seconds_target, bool in_order, int threads,
-                     int64_t arena_bytes_per_thread) {
-  const int64_t n = std::max<int64_t>(arena_bytes_per_thread * threads / s.bundle_bytes(), 2048);
-  std::vector<uint8_t> arena(n * s.bundle_bytes());
-  FillUnitBundles(s, arena.data(), n);
+double MeasureKernel(const FfnKernelShape& s, const KernelArena& arena, double seconds_target,
+                     bool in_order, int threads) {
+  const int64_t n = arena.bundles;
   std::vector<double> rates(static_cast<size_t>(threads));
   auto run = [&](int t) {
-    std::vector<const uint8_t*> active(1024);
+    std::vector<const uint8_t*> active(static_cast<size_t>(std::min<int64_t>(1024, n / 2)));
     std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f), y;
     const int64_t rows_per_bundle = s.gated ? 3 : 2;
     Random rng(5 + t);
@@ -95,7 +93,7 @@ double MeasureKernel(const FfnKernelShape& s, double seconds_target, bool in_ord
         continue;
       }
       for (size_t k = 0; k < active.size(); ++k) {
-        active[k] = arena.data() + rng.Below(n) * s.bundle_bytes();
+        active[k] = arena.data() + rng.Below(static_cast<uint32_t>(n)) * s.bundle_bytes();
       }
       SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
       bytes += active.size() * s.bundle_bytes();
@@ -111,17 +109,26 @@ double MeasureKernel(const FfnKernelShape& s, double seconds_target, bool in_ord
   return sum / threads;
 }
 
+KernelArena::KernelArena(const FfnKernelShape& shape, int64_t span_bytes)
+    : bundles(std::max<int64_t>(span_bytes / shape.bundle_bytes(), 2048)),
+      bytes_(std::make_unique_for_overwrite<uint8_t[]>(bundles * shape.bundle_bytes())) {
+  FillUnitBundles(shape, bytes_.get(), bundles);
+}
+
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
-                                           int64_t arena_bytes_per_thread) {
+                                           int64_t span_bytes, int64_t wide_span_bytes) {
   std::vector<KernelRateSpec> out;
   for (const FfnKernelShape& shape : kFormatShapes) {
     // All cores at once, then one alone (the others idle).
     std::vector<double> scattered, in_order, scattered_alone, in_order_alone;
-    for (int pass = 0; pass < 3; ++pass) {
-      scattered.push_back(MeasureKernel(shape, seconds, false, threads, arena_bytes_per_thread));
-      in_order.push_back(MeasureKernel(shape, seconds, true, threads, arena_bytes_per_thread));
-      scattered_alone.push_back(MeasureKernel(shape, seconds, false, 1, arena_bytes_per_thread));
-      in_order_alone.push_back(MeasureKernel(shape, seconds, true, 1, arena_bytes_per_thread));
+    {
+      const KernelArena arena(shape, span_bytes);
+      for (int pass = 0; pass < 3; ++pass) {
+        scattered.push_back(MeasureKernel(shape, arena, seconds, false, threads));
+        in_order.push_back(MeasureKernel(shape, arena, seconds, true, threads));
+        scattered_alone.push_back(MeasureKernel(shape, arena, seconds, false, 1));
+        in_order_alone.push_back(MeasureKernel(shape, arena, seconds, true, 1));
+      }
     }
     const Quantization q{.kind = shape.bits == 4 ? QuantKind::kInt4 : QuantKind::kInt8,
                          .group_size = shape.group};
@@ -129,8 +136,20 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
     const double all_in_order = std::min(Median(in_order), dram_cap);
     // A core alone is never slower than with the others busy; a lower reading
     // is the machine's noise, and the all-busy rate stands.
-    out.push_back({q.Name(), all, all_in_order, std::max(all, Median(scattered_alone)),
-                   std::max(all_in_order, Median(in_order_alone))});
+    KernelRateSpec rate{q.Name(), all, all_in_order, std::max(all, Median(scattered_alone)),
+                        std::max(all_in_order, Median(in_order_alone))};
+    if (wide_span_bytes > span_bytes) {
+      // Scattered bundles over the wide span: more page walks and cache misses.
+      const KernelArena arena(shape, wide_span_bytes);
+      std::vector<double> wide, wide_alone;
+      for (int pass = 0; pass < 3; ++pass) {
+        wide.push_back(MeasureKernel(shape, arena, seconds, false, threads));
+        wide_alone.push_back(MeasureKernel(shape, arena, seconds, false, 1));
+      }
+      const double wide_all = std::min(Median(wide), dram_cap);
+      rate.span = {span_bytes, wide_span_bytes, wide_all, std::max(wide_all, Median(wide_alone))};
+    }
+    out.push_back(rate);
   }
   return out;
 }

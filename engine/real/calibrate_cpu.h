@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,16 +44,31 @@ double MeasureCopy(int64_t bytes);
 // Median time to hand an empty task to a worker of the engine's thread pool
 // and get its completion back, ns.
 double MeasureTaskDispatchNs(int threads, int tasks);
-// The sparse FFN kernel over `shape` bundles from DRAM on each of `threads`
-// cores at once, scattered or `in_order`, bytes/s per core.
-double MeasureKernel(const FfnKernelShape& shape, double seconds_target, bool in_order, int threads,
-                     int64_t arena_bytes_per_thread = int64_t{256} << 20);
+// Unit bundles of a shape (FillUnitBundles) filling about `span_bytes` (at
+// least 2048 bundles): the memory a measurement scatters its bundles over.
+class KernelArena {
+ public:
+  KernelArena(const FfnKernelShape& shape, int64_t span_bytes);
+  const uint8_t* data() const { return bytes_.get(); }
+  const int64_t bundles;
+
+ private:
+  std::unique_ptr<uint8_t[]> bytes_;
+};
+
+// The sparse FFN kernel over bundles of `arena` (of `shape`) from DRAM on each
+// of `threads` cores at once, scattered or `in_order`, bytes/s per core.
+double MeasureKernel(const FfnKernelShape& shape, const KernelArena& arena, double seconds_target,
+                     bool in_order, int threads);
 // The kernel's rates for every kFormatShapes format, named as
 // Quantization::Name(): per core with all `threads` computing at once and with
-// one alone, each the median of three passes of `seconds` per pattern, the
-// all-busy rates capped at the DRAM read rate `dram_cap`.
+// one alone, each the median of three passes of `seconds` per pattern over an
+// arena of `span_bytes`, the all-busy rates capped at the DRAM read rate
+// `dram_cap`. With `wide_span_bytes` above `span_bytes`, the scattered rates
+// also over that much memory (KernelRateSpec::span); 0 = not measured.
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
-                                           int64_t arena_bytes_per_thread = int64_t{256} << 20);
+                                           int64_t span_bytes = int64_t{512} << 20,
+                                           int64_t wide_span_bytes = 0);
 std::string CpuModel();
 double CpuGhz();
 // A /proc/meminfo field ("MemTotal"), bytes.

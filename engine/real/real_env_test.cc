@@ -142,11 +142,16 @@ TEST(Calibrate, ReadAheadIsTheBlockDevicesOwn) {
 TEST(Calibrate, EveryCatalogFormatTheRealKernelRunsIsPriced) {
   const std::vector<KernelRateSpec> rates =
       calibration::MeasureFormats(/*seconds=*/0.01, /*threads=*/1, /*dram_cap=*/1e12,
-                                  /*arena_bytes_per_thread=*/16 << 20);
+                                  /*span_bytes=*/16 << 20, /*wide_span_bytes=*/64 << 20);
   ASSERT_FALSE(rates.empty());
   for (const KernelRateSpec& r : rates) {
     EXPECT_GT(r.gemv_bytes_per_s, 0) << r.format;
     EXPECT_GT(r.dense_gemv_bytes_per_s, 0) << r.format;
+    // The scattered rate over the wider arena, stated with both spans.
+    EXPECT_EQ(r.span.span_bytes, 16 << 20) << r.format;
+    EXPECT_EQ(r.span.wide_span_bytes, 64 << 20) << r.format;
+    EXPECT_GT(r.span.wide_gemv_bytes_per_s, 0) << r.format;
+    EXPECT_GE(r.span.wide_gemv_alone_bytes_per_s, r.span.wide_gemv_bytes_per_s) << r.format;
   }
   for (const ModelSpec& model : ModelCatalog::Builtin().models()) {
     const FfnKernelShape shape = KernelShapeOf(model);
