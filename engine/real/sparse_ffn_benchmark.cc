@@ -89,7 +89,7 @@ BENCHMARK(BM_SparseFfn)
 // The cost of one small call, bundles in cache: `count` random bundles of a
 // 2 MiB arena per call. With few bundles the time is the call's own setup
 // (preparing x, zeroing and folding the accumulators), which a pipeline of
-// 128-neuron clusters pays once per cluster.
+// 128-neuron clusters pays once per cluster. path as BM_SparseFfn.
 void BM_SparseFfnCall(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), 2);
   const FfnKernelShape& s = a.shape;
@@ -97,16 +97,21 @@ void BM_SparseFfnCall(benchmark::State& state) {
   std::vector<const uint8_t*> active(static_cast<size_t>(state.range(1)));
   PickBundles(a, rng, active);
   std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+  const bool portable = state.range(2) == 1;
   for (auto _ : state) {
-    SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    if (portable) {
+      SparseFfnPortable(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    } else {
+      SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
+    }
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations());
-  state.SetLabel(SparseFfnTarget(s));
+  state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
 }
 BENCHMARK(BM_SparseFfnCall)
-    ->ArgNames({"bits", "bundles"})
-    ->ArgsProduct({{4, 8}, {1, 16, 128}})
+    ->ArgNames({"bits", "bundles", "path"})
+    ->ArgsProduct({{4, 8}, {1, 16, 128}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 // The dense GEMV (attention, the head, dense matrices) over 2048 bundles' rows

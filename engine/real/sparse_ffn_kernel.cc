@@ -76,17 +76,37 @@ using Int32Tag = hn::Rebind<int32_t, FloatTag>;
 // x prepared once per call.
 struct PreparedX {
   std::vector<int16_t> q_even, q_odd;  // int4: x[2i] and x[2i+1] quantized
-  std::vector<int16_t> q;              // int8: x quantized, in order
+  std::vector<int16_t> q;              // int8: x quantized, in order (int4: before the split)
   std::vector<float> scale;            // per group: x = q * scale
   std::vector<int32_t> q_sum;          // per group: the sum of q (for the int4 offset)
 };
 
-PreparedX PrepareX(const FfnKernelShape& s, const float* x) {
-  const int n = s.d_model, groups = n / s.group;
+// A worker's buffers, kept from call to call so that a small call does not
+// pay for allocating and zeroing them.
+struct Scratch {
   PreparedX p;
-  p.scale.resize(groups);
-  p.q_sum.resize(groups);
-  std::vector<int16_t> q(n);
+  std::vector<float> oe, oo, o, offset, scales;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+// v rounded to the nearest integer, ties to even, as lrintf rounds in the
+// default mode, for |v| < 2^22, without a library call: adding 1.5 * 2^23
+// leaves no fraction bits.
+inline int32_t RoundNearest(float v) {
+  constexpr float kMagic = 12582912.0f;
+  return static_cast<int32_t>((v + kMagic) - kMagic);
+}
+
+void PrepareX(const FfnKernelShape& s, const float* x, PreparedX* p) {
+  const int n = s.d_model, groups = n / s.group;
+  p->scale.resize(groups);
+  p->q_sum.resize(groups);
+  std::vector<int16_t>& q = p->q;
+  q.resize(n);
   for (int g = 0; g < groups; ++g) {
     float max_abs = 0;
     for (int i = g * s.group; i < (g + 1) * s.group; ++i)
@@ -95,23 +115,20 @@ PreparedX PrepareX(const FfnKernelShape& s, const float* x) {
     const float inv = 1.0f / scale;
     int32_t sum = 0;
     for (int i = g * s.group; i < (g + 1) * s.group; ++i) {
-      q[i] = static_cast<int16_t>(std::lrintf(x[i] * inv));
+      q[i] = static_cast<int16_t>(RoundNearest(x[i] * inv));
       sum += q[i];
     }
-    p.scale[g] = scale;
-    p.q_sum[g] = sum;
+    p->scale[g] = scale;
+    p->q_sum[g] = sum;
   }
   if (s.bits == 4) {
-    p.q_even.resize(n / 2);
-    p.q_odd.resize(n / 2);
+    p->q_even.resize(n / 2);
+    p->q_odd.resize(n / 2);
     for (int i = 0; i < n / 2; ++i) {
-      p.q_even[i] = q[2 * i];
-      p.q_odd[i] = q[2 * i + 1];
+      p->q_even[i] = q[2 * i];
+      p->q_odd[i] = q[2 * i + 1];
     }
-  } else {
-    p.q = std::move(q);
   }
-  return p;
 }
 
 // The FP16 scales after a row's weights, as floats.
@@ -240,9 +257,15 @@ template <class D16>
 void SparseFfnWith(D16 d16, const FfnKernelShape& s, const uint8_t* const* bundles, int count,
                    const float* x, float* out) {
   const int n = s.d_model, groups = n / s.group;
-  const PreparedX p = PrepareX(s, x);
-  std::vector<float> oe(n / 2, 0.0f), oo(n / 2, 0.0f), o(n, 0.0f), offset(groups, 0.0f);
-  std::vector<float> scales(4 * groups);
+  Scratch& t = ThreadScratch();
+  PrepareX(s, x, &t.p);
+  const PreparedX& p = t.p;
+  std::vector<float>&oe = t.oe, &oo = t.oo, &o = t.o, &offset = t.offset, &scales = t.scales;
+  oe.assign(n / 2, 0.0f);
+  oo.assign(n / 2, 0.0f);
+  o.assign(n, 0.0f);
+  offset.assign(groups, 0.0f);
+  scales.resize(4 * groups);
   const int64_t row = s.row_bytes();
   DownBatch batch;
   const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
@@ -293,8 +316,11 @@ void SparseFfnImpl(const FfnKernelShape& s, const uint8_t* const* bundles, int c
 template <class D16>
 void DenseGemvWith(D16 d16, const FfnKernelShape& s, const uint8_t* base, int64_t rows,
                    const float* x, float* y) {
-  const PreparedX p = PrepareX(s, x);
-  std::vector<float> scales(s.d_model / s.group);
+  Scratch& t = ThreadScratch();
+  PrepareX(s, x, &t.p);
+  const PreparedX& p = t.p;
+  std::vector<float>& scales = t.scales;
+  scales.resize(s.d_model / s.group);
   const int64_t row = s.row_bytes();
   const RowPrefetcher prefetch(base, rows, row);
   for (int64_t r = 0; r < rows; ++r) {

@@ -72,6 +72,9 @@ TEST_P(KernelMatchesScalar, OnRandomBundles) {
   ASSERT_GT(max_abs, 0.5);  // some neurons were active
   // Every SIMD target this build compiled that the CPU (or emulator) runs, not
   // only the one the dispatcher would pick: the phone's code is tested too.
+  FfnKernelShape wide = s;
+  wide.d_model = 1024;
+  const RandomLayer other = MakeRandomLayer(wide, 5, 99);
   std::vector<std::string> tested;
   for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
     hwy::SetSupportedTargetsForTest(target);
@@ -81,6 +84,11 @@ TEST_P(KernelMatchesScalar, OnRandomBundles) {
     for (int i = 0; i < s.d_model; ++i) {
       EXPECT_NEAR(simd[i], scalar[i], 1e-4 * max_abs) << i << " on " << SparseFfnPortableTarget();
     }
+    // Buffers kept from call to call: a wider call in between changes nothing.
+    std::vector<float> wide_out(wide.d_model, 0.0f), again(s.d_model, 0.5f);
+    SparseFfnPortable(wide, other.bundles.data(), 5, other.x.data(), wide_out.data());
+    SparseFfnPortable(s, bundles.data(), count, x.data(), again.data());
+    for (int i = 0; i < s.d_model; ++i) ASSERT_EQ(again[i], simd[i]) << i;
     tested.push_back(SparseFfnPortableTarget());
   }
   hwy::SetSupportedTargetsForTest(0);
