@@ -87,18 +87,25 @@ BENCHMARK(BM_SparseFfn)
     ->Unit(benchmark::kMicrosecond);
 
 // The cost of one small call, bundles in cache: `count` random bundles of a
-// 2 MiB arena per call. With few bundles the time is the call's own setup
+// 2 MiB arena per call (arena_mib 2048: new random bundles from DRAM each call,
+// bytes per second comparable with BM_SparseFfn). With few bundles the time is the call's own setup
 // (preparing x, zeroing and folding the accumulators), which a pipeline of
 // 128-neuron clusters pays once per cluster. path as BM_SparseFfn.
 void BM_SparseFfnCall(benchmark::State& state) {
-  const Arena a = MakeArena(static_cast<int>(state.range(0)), 2);
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(3));
   const FfnKernelShape& s = a.shape;
   Random rng(3);
   std::vector<const uint8_t*> active(static_cast<size_t>(state.range(1)));
   PickBundles(a, rng, active);
   std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
   const bool portable = state.range(2) == 1;
+  const bool from_dram = state.range(3) > 2;
   for (auto _ : state) {
+    if (from_dram) {
+      state.PauseTiming();
+      PickBundles(a, rng, active);
+      state.ResumeTiming();
+    }
     if (portable) {
       SparseFfnPortable(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
     } else {
@@ -107,11 +114,13 @@ void BM_SparseFfnCall(benchmark::State& state) {
     benchmark::DoNotOptimize(out.data());
   }
   state.SetItemsProcessed(state.iterations());
+  state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
   state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
 }
 BENCHMARK(BM_SparseFfnCall)
-    ->ArgNames({"bits", "bundles", "path"})
-    ->ArgsProduct({{4, 8}, {1, 16, 128}, {0, 1}})
+    ->ArgNames({"bits", "bundles", "path", "arena_mib"})
+    ->ArgsProduct({{4, 8}, {1, 16, 128}, {0, 1}, {2}})
+    ->ArgsProduct({{4}, {128, 1024}, {0}, {2048}})
     ->Unit(benchmark::kMicrosecond);
 
 // The dense GEMV (attention, the head, dense matrices) over 2048 bundles' rows
