@@ -59,6 +59,18 @@ void PickBundles(const Arena& a, Random& rng, std::vector<const uint8_t*>& activ
   }
 }
 
+// One call of the kernel on `path` (portable or the dispatched one) over `active`.
+void RunKernel(const FfnKernelShape& s, bool portable, const std::vector<const uint8_t*>& active,
+               const std::vector<float>& x, std::vector<float>& out) {
+  const int count = static_cast<int>(active.size());
+  if (portable) {
+    SparseFfnPortable(s, active.data(), count, x.data(), out.data());
+  } else {
+    SparseFfn(s, active.data(), count, x.data(), out.data());
+  }
+  benchmark::DoNotOptimize(out.data());
+}
+
 void BM_SparseFfn(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1), state.range(4) == 1);
   const bool portable = state.range(2) == 1;
@@ -71,12 +83,7 @@ void BM_SparseFfn(benchmark::State& state) {
     state.PauseTiming();
     PickBundles(a, rng, active, contiguous);
     state.ResumeTiming();
-    if (portable) {
-      SparseFfnPortable(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
-    } else {
-      SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
-    }
-    benchmark::DoNotOptimize(out.data());
+    RunKernel(s, portable, active, x, out);
   }
   state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
   state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
@@ -86,11 +93,12 @@ BENCHMARK(BM_SparseFfn)
     ->ArgsProduct({{4, 8}, {4096, 512, 2}, {0, 1}, {0, 1}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
-// The cost of one small call, bundles in cache: `count` random bundles of a
-// 2 MiB arena per call (arena_mib 2048: new random bundles from DRAM each call,
-// bytes per second comparable with BM_SparseFfn). With few bundles the time is the call's own setup
-// (preparing x, zeroing and folding the accumulators), which a pipeline of
-// 128-neuron clusters pays once per cluster. path as BM_SparseFfn.
+// The cost of one small call, bundles in cache: `bundles` random bundles of a
+// 2 MiB arena per call (arena_mib 2048: new random bundles from DRAM each
+// call, bytes per second comparable with BM_SparseFfn). With few bundles the
+// time is the call's own setup (preparing x, zeroing and folding the
+// accumulators), which a pipeline of 128-neuron clusters pays once per
+// cluster. path as BM_SparseFfn.
 void BM_SparseFfnCall(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(3));
   const FfnKernelShape& s = a.shape;
@@ -106,12 +114,7 @@ void BM_SparseFfnCall(benchmark::State& state) {
       PickBundles(a, rng, active);
       state.ResumeTiming();
     }
-    if (portable) {
-      SparseFfnPortable(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
-    } else {
-      SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
-    }
-    benchmark::DoNotOptimize(out.data());
+    RunKernel(s, portable, active, x, out);
   }
   state.SetItemsProcessed(state.iterations());
   state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
