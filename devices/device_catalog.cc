@@ -50,7 +50,8 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
           {k.format(), k.gemv_gb_s() * kGiga, k.dense_gemv_gb_s() * kGiga,
            k.gemv_alone_gb_s() * kGiga, k.dense_gemv_alone_gb_s() * kGiga,
            ScatterSpanRates{k.span_mib() << 20, k.wide_span_mib() << 20, k.wide_gemv_gb_s() * kGiga,
-                            k.wide_gemv_alone_gb_s() * kGiga}});
+                            k.wide_gemv_alone_gb_s() * kGiga},
+           k.call_us() * 1e3});
     }
     out.cores.back().gemv_alone_bytes_per_s = c.gemv_alone_gb_s() * kGiga;
     out.cores.back().dense_gemv_alone_bytes_per_s = c.dense_gemv_alone_gb_s() * kGiga;
@@ -120,6 +121,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
       r->set_wide_span_mib(k.span.wide_span_bytes >> 20);
       r->set_wide_gemv_gb_s(k.span.wide_gemv_bytes_per_s / kGiga);
       r->set_wide_gemv_alone_gb_s(k.span.wide_gemv_alone_bytes_per_s / kGiga);
+      r->set_call_us(k.call_ns / 1e3);
     }
     q->set_gemv_alone_gb_s(c.gemv_alone_bytes_per_s / kGiga);
     q->set_dense_gemv_alone_gb_s(c.dense_gemv_alone_bytes_per_s / kGiga);

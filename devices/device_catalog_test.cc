@@ -174,5 +174,23 @@ TEST(DeviceCatalog, ScatteredRatesFallWithTheSpanTheNeuronsLieIn) {
       << bad.status();
 }
 
+TEST(DeviceCatalog, AFormatsCostPerCallRoundTripsAndReachesTheCore) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  KernelRateSpec g32{"int4-g32", 8e9, 16e9, 10e9, 0};
+  g32.call_ns = 2500;
+  d.cores[0].kernel_rates = {g32};
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_NEAR(back->ForWeightFormat("int4-g32").cores[0].kernel_call_ns, 2500, 1e-6);
+  EXPECT_EQ(back->ForWeightFormat("int8-g64").cores[0].kernel_call_ns, 0)
+      << "a format without an entry states no cost per call";
+  g32.call_ns = -1;
+  d.cores[0].kernel_rates = {g32};
+  absl::StatusOr<DeviceProfile> bad = ParseDeviceProfile(DeviceProfileToText(d), "call.textproto");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("kernel_rates[0].call_us"), std::string::npos)
+      << bad.status();
+}
+
 }  // namespace
 }  // namespace sparseflash

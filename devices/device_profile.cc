@@ -37,6 +37,7 @@ DeviceProfile DeviceProfile::ForWeightFormat(const std::string& format) const {
       c.gemv_alone_bytes_per_s = k.gemv_alone_bytes_per_s;
       c.dense_gemv_alone_bytes_per_s = k.dense_gemv_alone_bytes_per_s;
       c.span = k.span;
+      c.kernel_call_ns = k.call_ns;
     }
   }
   return out;
@@ -167,6 +168,9 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
         return s;
       }
       if (absl::Status s = CheckScatterSpan(origin, at, k.span); !s.ok()) return s;
+      if (!In(k.call_ns, 0, kMaxOverheadNs)) {
+        return Bad(origin, at + ".call_us", "must be in [0, 1 s]");
+      }
     }
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {
       return Bad(origin, field + ".io_issue_factor", "must be in [0.001, 1000]");

@@ -61,6 +61,7 @@ struct KernelRateSpec {
   double gemv_alone_bytes_per_s = 0;        // one core busy; 0 = gemv_bytes_per_s
   double dense_gemv_alone_bytes_per_s = 0;  // 0 = dense_gemv_bytes_per_s
   ScatterSpanRates span;
+  double call_ns = 0;  // fixed cost per sparse kernel call; 0 = not stated
 };
 
 struct CoreClassSpec {
@@ -78,6 +79,7 @@ struct CoreClassSpec {
   double gemv_alone_bytes_per_s = 0;         // this core computing alone; 0 = not stated
   double dense_gemv_alone_bytes_per_s = 0;   // 0 = not stated
   ScatterSpanRates span;                     // from the format's kernel_rates entry
+  double kernel_call_ns = 0;                 // per sparse FFN task, the format's call_ns
 
   // The rate over weights in matrix order: dense_gemv_bytes_per_s where stated,
   // else the sparse rate.

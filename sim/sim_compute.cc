@@ -69,8 +69,11 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
   const DramSpec& dram = profile_.dram;
   const bool npu = w.core == nullptr;
   // Per task: the NPU's graph launch, or handing the task to a CPU worker and back.
-  Nanos overhead{
-      static_cast<int64_t>(npu ? profile_.npu.launch_overhead_ns : w.core->task_dispatch_ns)};
+  // A sparse FFN task on a CPU core also pays the kernel's fixed cost per call.
+  const bool kernel_call = !npu && task.ops == 0 && !StreamsInOrder(task);
+  Nanos overhead{static_cast<int64_t>(npu ? profile_.npu.launch_overhead_ns
+                                          : w.core->task_dispatch_ns +
+                                                (kernel_call ? w.core->kernel_call_ns : 0))};
   if (task.ops > 0) {
     *dram_rate = 0;
     const double rate = npu ? profile_.npu.dense_ops_per_s : w.core->dense_ops_per_s;

@@ -76,7 +76,7 @@ TEST(SimFlashSubmit, EachBatchWaitsForTheHandOffFirst) {
   flash.Submit(Read(1, 1000000));
   q.Run();
   ASSERT_EQ(r.done.size(), 1u);
-  EXPECT_EQ(r.done[0].second, 1050000);  // 50 us, then 1 ms of reading
+  EXPECT_EQ(r.done[0].second, 1050000);      // 50 us, then 1 ms of reading
   EXPECT_EQ(flash.busy_time().ns, 1000000);  // the device itself is busy 1 ms
 }
 
@@ -110,6 +110,26 @@ TEST(SimCompute, EachTaskPaysTheHandOffToAWorker) {
   ASSERT_EQ(r.done.size(), 2u);
   EXPECT_EQ(r.done[0].second, 1020000);
   EXPECT_EQ(r.done[1].second, 2040000);
+}
+
+TEST(SimCompute, SparseFfnTasksPayTheKernelsCostPerCall) {
+  DeviceProfile d = ToyDevice(2);
+  d.cores[0].task_dispatch_ns = 20000;
+  d.cores[0].kernel_call_ns = 5000;
+  EventQueue q;
+  auto backend = SimComputeBackend::Create(&q, d, {.compute_threads = 1, .io_core_class = ""});
+  ASSERT_TRUE(backend.ok()) << backend.status();
+  Recorder r(&q);
+  (*backend)->SetSink(&r);
+  (*backend)->Submit({.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000});
+  // Weights in matrix order (a dense GEMV) and other work make no sparse call.
+  (*backend)->Submit({.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000, .in_order = true});
+  (*backend)->Submit({.tag = 3, .kind = ComputeKind::kAttention, .bytes = 1000000});
+  q.Run();
+  ASSERT_EQ(r.done.size(), 3u);
+  EXPECT_EQ(r.done[0].second, 1025000);  // hand-off, the call, 1 ms of weights
+  EXPECT_EQ(r.done[1].second, 2045000);
+  EXPECT_EQ(r.done[2].second, 3065000);
 }
 
 TEST(SimCompute, TasksQueueForWorkers) {

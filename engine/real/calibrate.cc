@@ -408,11 +408,11 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   }
   const KernelRateSpec own = *own_it;
   for (const KernelRateSpec& k : formats) {
-    say(
-        absl::StrFormat("%s: sparse FFN kernel %.2f GB/s per core over scattered bundles, dense "
-                        "GEMV %.2f in order (one core alone: %.2f, %.2f)",
-                        k.format, k.gemv_bytes_per_s / 1e9, k.dense_gemv_bytes_per_s / 1e9,
-                        k.gemv_alone_bytes_per_s / 1e9, k.dense_gemv_alone_bytes_per_s / 1e9));
+    say(absl::StrFormat(
+        "%s: sparse FFN kernel %.2f GB/s per core over scattered bundles, dense "
+        "GEMV %.2f in order (one core alone: %.2f, %.2f); %.1f us per call",
+        k.format, k.gemv_bytes_per_s / 1e9, k.dense_gemv_bytes_per_s / 1e9,
+        k.gemv_alone_bytes_per_s / 1e9, k.dense_gemv_alone_bytes_per_s / 1e9, k.call_ns / 1e3));
     if (k.span.stated()) {
       say(absl::StrFormat("%s: scattered over %s: %.2f GB/s per core (alone %.2f); over %s: %.2f",
                           k.format, FormatBytes(k.span.wide_span_bytes),
@@ -445,7 +445,9 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       "sparse FFN kernel and dense GEMV (", SparseFfnTarget(kKernelShape), ") measured ", date,
       ", every core computing at once: the FFN kernel over random bundles (gemv), "
       "the GEMV over consecutive rows (dense_gemv), INT4 g32 and per format "
-      "(kernel_rates); "
+      "(kernel_rates), scattered rates over 512 MiB and, where measured, over a wider span "
+      "(wide_span_mib), each format's fixed cost per call (call_us) from calls held in "
+      "the caches; "
       "dense_gops = 4 x kernel bytes/s [derived]");
   d.cores.push_back(core);
   d.dram.capacity_bytes = MemInfo("MemTotal");

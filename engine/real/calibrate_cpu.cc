@@ -109,6 +109,27 @@ double MeasureKernel(const FfnKernelShape& s, const KernelArena& arena, double s
   return sum / threads;
 }
 
+double MeasureKernelCallNs(const FfnKernelShape& s, int batches) {
+  constexpr int kMany = 17, kCallsPerBatch = 64;
+  auto buffer = std::make_unique_for_overwrite<uint8_t[]>(kMany * s.bundle_bytes());
+  FillUnitBundles(s, buffer.get(), kMany);
+  std::vector<const uint8_t*> bundles(kMany);
+  for (int k = 0; k < kMany; ++k) bundles[k] = buffer.get() + k * s.bundle_bytes();
+  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+  auto per_call_ns = [&](int n) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < kCallsPerBatch; ++i) SparseFfn(s, bundles.data(), n, x.data(), out.data());
+    return Seconds(t0) * 1e9 / kCallsPerBatch;
+  };
+  std::vector<double> one, many;
+  for (int b = 0; b < batches; ++b) {  // interleaved, so a drift biases neither
+    one.push_back(per_call_ns(1));
+    many.push_back(per_call_ns(kMany));
+  }
+  const double per_bundle_ns = std::max(0.0, Median(many) - Median(one)) / (kMany - 1);
+  return std::max(0.0, Median(one) - per_bundle_ns);
+}
+
 KernelArena::KernelArena(const FfnKernelShape& shape, int64_t span_bytes)
     : bundles(std::max<int64_t>(span_bytes / shape.bundle_bytes(), 2048)),
       bytes_(std::make_unique_for_overwrite<uint8_t[]>(bundles * shape.bundle_bytes())) {
@@ -138,6 +159,7 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
     // is the machine's noise, and the all-busy rate stands.
     KernelRateSpec rate{q.Name(), all, all_in_order, std::max(all, Median(scattered_alone)),
                         std::max(all_in_order, Median(in_order_alone))};
+    rate.call_ns = MeasureKernelCallNs(shape, std::max(5, static_cast<int>(seconds * 100)));
     if (wide_span_bytes > span_bytes) {
       // Scattered bundles over the wide span: more page walks and cache misses.
       const KernelArena arena(shape, wide_span_bytes);

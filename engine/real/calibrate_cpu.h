@@ -44,6 +44,10 @@ double MeasureCopy(int64_t bytes);
 // Median time to hand an empty task to a worker of the engine's thread pool
 // and get its completion back, ns.
 double MeasureTaskDispatchNs(int threads, int tasks);
+// The sparse FFN kernel's fixed cost per call (quantizing x, folding the
+// output), ns: the intercept of calls of 1 and of 17 bundles held in the CPU's
+// caches, each the median over `batches` batches of 64 calls.
+double MeasureKernelCallNs(const FfnKernelShape& shape, int batches = 101);
 // Unit bundles of a shape (FillUnitBundles) filling about `span_bytes` (at
 // least 2048 bundles): the memory a measurement scatters its bundles over.
 class KernelArena {
@@ -65,7 +69,8 @@ double MeasureKernel(const FfnKernelShape& shape, const KernelArena& arena, doub
 // one alone, each the median of three passes of `seconds` per pattern over an
 // arena of `span_bytes`, the all-busy rates capped at the DRAM read rate
 // `dram_cap`. With `wide_span_bytes` above `span_bytes`, the scattered rates
-// also over that much memory (KernelRateSpec::span); 0 = not measured.
+// also over that much memory (KernelRateSpec::span); 0 = not measured. Each
+// format's fixed cost per call too (MeasureKernelCallNs).
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
                                            int64_t span_bytes = int64_t{512} << 20,
                                            int64_t wide_span_bytes = 0);

@@ -152,6 +152,10 @@ TEST(Calibrate, EveryCatalogFormatTheRealKernelRunsIsPriced) {
     EXPECT_EQ(r.span.wide_span_bytes, 64 << 20) << r.format;
     EXPECT_GT(r.span.wide_gemv_bytes_per_s, 0) << r.format;
     EXPECT_GE(r.span.wide_gemv_alone_bytes_per_s, r.span.wide_gemv_bytes_per_s) << r.format;
+    // Every call quantizes x and folds the output: a cost above zero, far
+    // below a millisecond.
+    EXPECT_GT(r.call_ns, 0) << r.format;
+    EXPECT_LT(r.call_ns, 1e6) << r.format;
   }
   for (const ModelSpec& model : ModelCatalog::Builtin().models()) {
     const FfnKernelShape shape = KernelShapeOf(model);

@@ -133,6 +133,22 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
   CompletionSink* sink_ = nullptr;
 };
 
+// A compute worker's input, output and bundle list, reused from task to task,
+// so a task pays the kernel's work and no allocation (as the engine's own
+// kernel calls).
+struct TaskBuffers {
+  static TaskBuffers& Of(int d_model) {
+    thread_local TaskBuffers b;
+    if (b.x.size() != static_cast<size_t>(d_model)) {
+      b.x.assign(d_model, 0.5f);
+      b.out.assign(d_model, 0.0f);
+    }
+    return b;
+  }
+  std::vector<float> x, out, y;
+  std::vector<const uint8_t*> bundles;
+};
+
 // Gives compute tasks without work the real kernel over the right bytes: with
 // a mapped weight file, a task that says where its weights lie in the file
 // computes over those pages of the mapping (faulting them in).
@@ -200,12 +216,15 @@ class RealizingCompute : public ComputeBackend {
     const FfnKernelShape shape = shape_;
     return std::make_shared<const std::function<void()>>([=] {
       const int64_t rows_per_bundle = shape.gated ? 3 : 2;
-      std::vector<float> x(shape.d_model, 0.5f), y(rows_per_bundle * std::min(n, pool));
+      TaskBuffers& b = TaskBuffers::Of(shape.d_model);
+      if (b.y.size() < static_cast<size_t>(rows_per_bundle * std::min(n, pool))) {
+        b.y.resize(rows_per_bundle * std::min(n, pool));
+      }
       for (int64_t done = 0; done < n;) {
         const int64_t at = (first + done) % pool;
         const int64_t run = std::min(n - done, pool - at);
-        DenseGemv(shape, base + at * shape.bundle_bytes(), run * rows_per_bundle, x.data(),
-                  y.data());
+        DenseGemv(shape, base + at * shape.bundle_bytes(), run * rows_per_bundle, b.x.data(),
+                  b.y.data());
         done += run;
       }
     });
@@ -217,13 +236,13 @@ class RealizingCompute : public ComputeBackend {
                                                           int64_t first, int64_t n) const {
     const FfnKernelShape shape = shape_;
     return std::make_shared<const std::function<void()>>([=] {
-      std::vector<const uint8_t*> bundles(static_cast<size_t>(n));
+      TaskBuffers& b = TaskBuffers::Of(shape.d_model);
+      b.bundles.resize(static_cast<size_t>(n));
       Random rng(static_cast<uint64_t>(first) + 1);
       for (int64_t k = 0; k < n; ++k) {
-        bundles[k] = base + rng.Below(static_cast<uint32_t>(pool)) * shape.bundle_bytes();
+        b.bundles[k] = base + rng.Below(static_cast<uint32_t>(pool)) * shape.bundle_bytes();
       }
-      std::vector<float> x(shape.d_model, 0.5f), out(shape.d_model, 0.0f);
-      SparseFfn(shape, bundles.data(), static_cast<int>(n), x.data(), out.data());
+      SparseFfn(shape, b.bundles.data(), static_cast<int>(n), b.x.data(), b.out.data());
     });
   }
 
