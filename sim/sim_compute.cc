@@ -6,16 +6,29 @@
 
 namespace sparseflash {
 
+std::string IoCoreClass(const DeviceProfile& profile, const std::string& wanted) {
+  if (wanted.empty() || profile.cores.empty()) return wanted;
+  const CoreClassSpec* fastest = &profile.cores.front();
+  for (const CoreClassSpec& c : profile.cores) {
+    if (c.name == wanted) return wanted;
+    if (c.gemv_bytes_per_s > fastest->gemv_bytes_per_s) fastest = &c;
+  }
+  return fastest->name;
+}
+
 absl::StatusOr<std::unique_ptr<SimComputeBackend>> SimComputeBackend::Create(
     EventQueue* queue, const DeviceProfile& profile, const ResourcePlan& plan, Timeline* timeline) {
   auto backend =
       std::unique_ptr<SimComputeBackend>(new SimComputeBackend(queue, profile, timeline));
-  // Free cores, fastest first; the I/O submitter keeps one core of its class.
+  // Free cores, fastest first; the I/O submitter keeps one core of its class,
+  // or of the fastest class where the profile has none of that name (a
+  // calibrated host's single class): its thread needs a core either way.
   std::vector<const CoreClassSpec*> cores;
   bool io_taken = plan.io_core_class.empty();
+  const std::string io_class = IoCoreClass(backend->profile_, plan.io_core_class);
   for (const CoreClassSpec& c : backend->profile_.cores) {
     for (int i = 0; i < c.count; ++i) {
-      if (!io_taken && c.name == plan.io_core_class) {
+      if (!io_taken && c.name == io_class) {
         io_taken = true;
         continue;
       }
@@ -28,8 +41,8 @@ absl::StatusOr<std::unique_ptr<SimComputeBackend>> SimComputeBackend::Create(
   if (plan.compute_threads > static_cast<int>(cores.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
         plan.compute_threads, " compute threads asked for, but device '", profile.name, "' has ",
-        cores.size(), " free cores", plan.io_core_class.empty() ? "" : " besides the I/O core",
-        "; lower --threads"));
+        cores.size(), cores.size() == 1 ? " free core" : " free cores",
+        plan.io_core_class.empty() ? "" : " besides the I/O core", "; lower --threads"));
   }
   for (int i = 0; i < plan.compute_threads; ++i) {
     Worker w;

@@ -22,6 +22,10 @@
 
 namespace sparseflash {
 
+// The core class the I/O submitter runs on: `wanted`, or the fastest class of
+// a profile that has none of that name ("" stays "": no I/O thread).
+std::string IoCoreClass(const DeviceProfile& profile, const std::string& wanted);
+
 class SimComputeBackend : public ComputeBackend {
  public:
   static absl::StatusOr<std::unique_ptr<SimComputeBackend>> Create(EventQueue* queue,

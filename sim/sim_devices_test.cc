@@ -132,6 +132,23 @@ TEST(SimCompute, SparseFfnTasksPayTheKernelsCostPerCall) {
   EXPECT_EQ(r.done[2].second, 3065000);
 }
 
+TEST(SimCompute, TheIoThreadTakesACoreEvenWithoutACoreOfItsClass) {
+  DeviceProfile d = ToyDevice(2);
+  d.cores.resize(1);
+  d.cores[0].name = "host";  // a calibrated host: one class, no "big"
+  d.cores[0].count = 2;
+  EventQueue q;
+  EXPECT_EQ(IoCoreClass(d, "big"), "host");
+  EXPECT_EQ(IoCoreClass(d, ""), "");
+  auto one = SimComputeBackend::Create(&q, d, {.compute_threads = 1, .io_core_class = "big"});
+  ASSERT_TRUE(one.ok()) << one.status();
+  auto two = SimComputeBackend::Create(&q, d, {.compute_threads = 2, .io_core_class = "big"});
+  ASSERT_FALSE(two.ok()) << "two compute threads and the I/O thread on two cores";
+  EXPECT_NE(two.status().message().find("lower --threads"), std::string::npos) << two.status();
+  auto no_io = SimComputeBackend::Create(&q, d, {.compute_threads = 2, .io_core_class = ""});
+  EXPECT_TRUE(no_io.ok()) << "without an I/O thread both cores compute";
+}
+
 TEST(SimCompute, TasksQueueForWorkers) {
   EventQueue q;
   auto backend =

@@ -97,7 +97,7 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
                                     .ForScatterSpan(result.memory.ffn_span_bytes()),
                                 result.resources, c.timeline);
   if (!compute.ok()) return compute.status();
-  std::string io_class = result.resources.io_core_class;
+  std::string io_class = IoCoreClass(c.device, result.resources.io_core_class);
   if (io_class.empty() && (*compute)->cpu_workers() > 0) io_class = (*compute)->worker_class(0);
   SimFlashDevice flash(&queue, c.device, io_class, c.timeline, result.resources.io_issuers);
   Engine engine(Env{&clock, &flash, compute->get()}, strategy.get(), setup->source.get(),
