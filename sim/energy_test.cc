@@ -10,8 +10,7 @@ namespace {
 DeviceProfile PoweredDevice() {
   DeviceProfile d;
   d.base_w = 1;
-  d.cores = {{.name = "big", .count = 1, .active_w = 3},
-             {.name = "mid", .count = 2, .active_w = 1}};
+  d.cores = {{.name = "big", .count = 1, .active_w = 3}, {.name = "mid", .count = 2, .active_w = 1}};
   d.npu.active_w = 2;
   d.flash.active_w = 0.5;
   d.dram.energy_joules_per_byte = 1e-10;
@@ -32,8 +31,8 @@ TEST(Energy, SumsEachUnitsBusyTimeAtItsPower) {
 TEST(Energy, IsZeroWhenTheProfileStatesNoPower) {
   DeviceProfile d = PoweredDevice();
   d.base_w = 0;
-  EXPECT_EQ(
-      EnergyJoules(d, {.cpu_busy = {Seconds(1)}, .cpu_class = {"big"}, .elapsed = Seconds(1)}), 0);
+  EXPECT_EQ(EnergyJoules(d, {.cpu_busy = {Seconds(1)}, .cpu_class = {"big"}, .elapsed = Seconds(1)}),
+            0);
 }
 
 TEST(Energy, ActivityBetweenTwoSnapshotsIsTheirDifference) {

@@ -21,8 +21,7 @@ SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
 
 void SimFlashDevice::Submit(const FlashRead& read) {
   if (submit_overhead_.ns > 0) {  // the hand-off to the submitter, before the device sees it
-    queue_->After(
-        submit_overhead_, [this, read] { Start(read); }, "flash submit");
+    queue_->After(submit_overhead_, [this, read] { Start(read); }, "flash submit");
   } else {
     Start(read);
   }
@@ -112,9 +111,8 @@ void SimFlashDevice::OnEvent(uint64_t generation) {
     const int64_t turns = (b.read.count + slots - 1) / slots - 1;
     if (resubmit_gap_ns_ > 0 && turns > 0) {
       const uint64_t tag = b.read.tag;
-      queue_->After(
-          Nanos{static_cast<int64_t>(turns * resubmit_gap_ns_)},
-          [this, tag] { sink_->OnReadDone(tag, true); }, "flash resubmit gaps");
+      queue_->After(Nanos{static_cast<int64_t>(turns * resubmit_gap_ns_)},
+                    [this, tag] { sink_->OnReadDone(tag, true); }, "flash resubmit gaps");
     } else {
       sink_->OnReadDone(b.read.tag, true);
     }

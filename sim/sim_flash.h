@@ -58,7 +58,7 @@ class SimFlashDevice : public FlashDevice {
   std::string core_class_;
   Timeline* timeline_;
   int lane_ = 0;
-  Nanos submit_overhead_;   // the profile's per-batch hand-off, charged before the device starts
+  Nanos submit_overhead_;  // the profile's per-batch hand-off, charged before the device starts
   double resubmit_gap_ns_;  // the profile's turnaround between reads of one slot
   CompletionSink* sink_ = nullptr;
   std::vector<Batch> active_;

@@ -34,8 +34,8 @@ void Timeline::AddAsync(int lane, const SpanInfo& info, Nanos start, Nanos end) 
 namespace {
 
 std::string Args(const SpanInfo& i, int64_t step) {
-  std::string args =
-      absl::StrFormat("{\"step\":%d,\"layer\":%d,\"bytes\":%d", step, i.layer, i.bytes);
+  std::string args = absl::StrFormat("{\"step\":%d,\"layer\":%d,\"bytes\":%d", step, i.layer,
+                                     i.bytes);
   if (i.requests > 0) absl::StrAppendFormat(&args, ",\"requests\":%d,\"hit\":false", i.requests);
   if (i.cached >= 0) absl::StrAppendFormat(&args, ",\"hit\":%s", i.cached ? "true" : "false");
   return args + "}";
