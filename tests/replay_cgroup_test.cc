@@ -2,7 +2,8 @@
 // as a phone's app does: the sparseflash binary runs in a memory cgroup whose
 // limit is the budget and must finish without being OOM-killed, having read
 // from flash. A control run under a limit below what it needs is killed, so
-// the limit is really enforced here. Skipped where no cgroup can be made.
+// the limit is really enforced here. Skipped where no cgroup can be made. And
+// the text replay prints, part by part.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/files.h"
 #include "engine/model_bytes.h"
 #include "engine/weight_file.h"
@@ -117,6 +119,25 @@ class CgroupReplay : public ::testing::Test {
   }
   std::string dir_, model_, weights_;
 };
+
+// Outside a cgroup, the text a user reads: predicted beside measured for each
+// part of a token's critical path, so a total that agrees cannot hide parts
+// that do not.
+TEST_F(CgroupReplay, TextShowsEachPartOfATokenMeasuredAndPredicted) {
+  std::vector<std::string> args = Replay("powerinfer2", 64);
+  args.pop_back();  // the text, not --json
+  const testing::CliOutcome o = testing::Shell(testing::CliCommandLine(absl::StrJoin(args, " ")));
+  ASSERT_EQ(o.code, 0) << o.out;
+  const size_t path = o.out.find("critical path per token");
+  ASSERT_NE(path, std::string::npos) << o.out;
+  for (const char* part : {"attention", "ffn_compute", "io_wait"}) {
+    const size_t at = o.out.find(part, path);
+    ASSERT_NE(at, std::string::npos) << part << " missing:\n" << o.out;
+    const std::string line = o.out.substr(at, o.out.find('\n', at) - at);
+    EXPECT_NE(line.find(" ms"), std::string::npos) << line;
+    EXPECT_NE(line.find('%'), std::string::npos) << "no error column: " << line;
+  }
+}
 
 class ReplayInACgroup : public CgroupReplay, public ::testing::WithParamInterface<const char*> {};
 

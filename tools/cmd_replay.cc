@@ -2,9 +2,12 @@
 // the simulator's prediction for the same configuration and device profile.
 #include <iostream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/string_view.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
+#include "engine/engine.h"
 #include "engine/real/real_run.h"
 #include "engine/run_summary.h"
 #include "engine/weight_file.h"
@@ -28,9 +31,11 @@ struct ReplayArgs {
   bool json = false;
 };
 
-void PrintRow(const char* name, double measured, double predicted, const char* unit) {
-  absl::PrintF("  %-28s %12.3f %12.3f %8.1f %%  %s\n", name, measured, predicted,
-               predicted != 0 || measured != 0 ? 100 * (predicted / measured - 1) : 0.0, unit);
+void PrintRow(absl::string_view name, double measured, double predicted, const char* unit) {
+  const std::string error = measured != 0
+                                ? absl::StrFormat("%8.1f %%", 100 * (predicted / measured - 1))
+                                : (predicted != 0 ? "       - " : "     0.0 %");
+  absl::PrintF("  %-28s %12.3f %12.3f %s  %s\n", name, measured, predicted, error, unit);
 }
 
 int RunReplay(const ReplayArgs& a) {
@@ -115,6 +120,14 @@ int RunReplay(const ReplayArgs& a) {
     PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,
              p.flash_throughput_bytes_per_s / 1e6, "MB/s");
     PrintRow("I/O stall share", m.io_stall_share, p.io_stall_share, "");
+  }
+  // Where a token's time goes on its critical path, part by part: a total that
+  // agrees can hide parts that do not.
+  absl::PrintF("  critical path per token:\n");
+  for (int part = 0; part < kBreakdownParts; ++part) {
+    if (m.breakdown_ms[part] <= 0 && p.breakdown_ms[part] <= 0) continue;
+    PrintRow(absl::StrCat("  ", BreakdownName(part)), m.breakdown_ms[part], p.breakdown_ms[part],
+             "ms");
   }
   absl::PrintF("  engine read %s; the kernel counted %s for the process; peak RSS %s\n",
                FormatBytes(real->engine_read_bytes), FormatBytes(real->kernel_read_bytes),
