@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "common/files.h"
 #include "common/random.h"
 #include "common/units.h"
@@ -397,8 +398,9 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   const int64_t span = int64_t{512} << 20;
   const int64_t wide =
       o.quick ? 0 : std::min<int64_t>(int64_t{4} << 30, MemInfo("MemAvailable") / 3) >> 20 << 20;
+  std::vector<std::string> spreads;
   std::vector<KernelRateSpec> formats =
-      MeasureFormats(kernel_seconds, cores, all, span, wide >= 2 * span ? wide : 0);
+      MeasureFormats(kernel_seconds, cores, all, span, wide >= 2 * span ? wide : 0, &spreads);
   const std::string own_format =
       Quantization{.kind = QuantKind::kInt4, .group_size = kKernelShape.group}.Name();
   const auto own_it = std::find_if(formats.begin(), formats.end(),
@@ -421,6 +423,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                           k.gemv_bytes_per_s / 1e9));
     }
   }
+  for (const std::string& line : spreads) say(absl::StrCat("passes: ", line));
   const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
   say(absl::StrFormat(
       "DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
@@ -448,7 +451,9 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       "(kernel_rates), scattered rates over 512 MiB and, where measured, over a wider span "
       "(wide_span_mib), each format's fixed cost per call (call_us) from calls held in "
       "the caches; "
-      "dense_gops = 4 x kernel bytes/s [derived]");
+      "dense_gops = 4 x kernel bytes/s [derived]; lowest-highest of the three passes, GB/s "
+      "per core: ",
+      absl::StrJoin(spreads, "; "));
   d.cores.push_back(core);
   d.dram.capacity_bytes = MemInfo("MemTotal");
   d.dram.app_available_bytes = MemInfo("MemAvailable");

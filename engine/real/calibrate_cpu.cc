@@ -6,6 +6,7 @@
 #include <memory>
 #include <thread>
 
+#include "absl/strings/str_format.h"
 #include "common/random.h"
 #include "engine/real/completion_queue.h"
 #include "engine/real/real_env.h"
@@ -137,7 +138,8 @@ KernelArena::KernelArena(const FfnKernelShape& shape, int64_t span_bytes)
 }
 
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
-                                           int64_t span_bytes, int64_t wide_span_bytes) {
+                                           int64_t span_bytes, int64_t wide_span_bytes,
+                                           std::vector<std::string>* spreads) {
   std::vector<KernelRateSpec> out;
   for (const FfnKernelShape& shape : kFormatShapes) {
     // All cores at once, then one alone (the others idle).
@@ -159,6 +161,15 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
     // is the machine's noise, and the all-busy rate stands.
     KernelRateSpec rate{q.Name(), all, all_in_order, std::max(all, Median(scattered_alone)),
                         std::max(all_in_order, Median(in_order_alone))};
+    if (spreads != nullptr) {
+      auto range = [](const std::vector<double>& v) {
+        const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+        return absl::StrFormat("%.2f-%.2f", *lo / 1e9, *hi / 1e9);
+      };
+      spreads->push_back(absl::StrFormat("%s %s scattered, %s in order (alone %s, %s)", q.Name(),
+                                         range(scattered), range(in_order), range(scattered_alone),
+                                         range(in_order_alone)));
+    }
     rate.call_ns = MeasureKernelCallNs(shape, std::max(5, static_cast<int>(seconds * 100)));
     if (wide_span_bytes > span_bytes) {
       // Scattered bundles over the wide span: more page walks and cache misses.

@@ -70,10 +70,13 @@ double MeasureKernel(const FfnKernelShape& shape, const KernelArena& arena, doub
 // arena of `span_bytes`, the all-busy rates capped at the DRAM read rate
 // `dram_cap`. With `wide_span_bytes` above `span_bytes`, the scattered rates
 // also over that much memory (KernelRateSpec::span); 0 = not measured. Each
-// format's fixed cost per call too (MeasureKernelCallNs).
+// format's fixed cost per call too (MeasureKernelCallNs). With `spreads`, one
+// line per format of the lowest and highest pass of each rate (GB/s per core):
+// how far the machine's own noise moved them.
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
                                            int64_t span_bytes = int64_t{512} << 20,
-                                           int64_t wide_span_bytes = 0);
+                                           int64_t wide_span_bytes = 0,
+                                           std::vector<std::string>* spreads = nullptr);
 std::string CpuModel();
 double CpuGhz();
 // A /proc/meminfo field ("MemTotal"), bytes.

@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 
 #include "absl/strings/str_format.h"
@@ -140,10 +141,24 @@ TEST(Calibrate, ReadAheadIsTheBlockDevicesOwn) {
 // prices every integer format a catalog model uses under the model's name for
 // it, so the simulator finds the rate of the format the real run computes.
 TEST(Calibrate, EveryCatalogFormatTheRealKernelRunsIsPriced) {
+  std::vector<std::string> spreads;
   const std::vector<KernelRateSpec> rates =
       calibration::MeasureFormats(/*seconds=*/0.01, /*threads=*/1, /*dram_cap=*/1e12,
-                                  /*span_bytes=*/16 << 20, /*wide_span_bytes=*/64 << 20);
+                                  /*span_bytes=*/16 << 20, /*wide_span_bytes=*/64 << 20, &spreads);
   ASSERT_FALSE(rates.empty());
+  // One line per format of its passes' lowest and highest rates.
+  ASSERT_EQ(spreads.size(), rates.size());
+  for (size_t i = 0; i < rates.size(); ++i) {
+    EXPECT_EQ(spreads[i].rfind(rates[i].format + " ", 0), 0u) << spreads[i];
+    double lo = 0, hi = 0;
+    ASSERT_EQ(std::sscanf(spreads[i].c_str() + rates[i].format.size(), " %lf-%lf", &lo, &hi), 2)
+        << spreads[i];
+    EXPECT_GT(lo, 0) << spreads[i];
+    EXPECT_LE(lo, hi) << spreads[i];
+    EXPECT_NEAR(rates[i].gemv_bytes_per_s / 1e9,
+                std::clamp(rates[i].gemv_bytes_per_s / 1e9, lo, hi), 0.01)
+        << "the median lies between the lowest and highest pass: " << spreads[i];
+  }
   for (const KernelRateSpec& r : rates) {
     EXPECT_GT(r.gemv_bytes_per_s, 0) << r.format;
     EXPECT_GT(r.dense_gemv_bytes_per_s, 0) << r.format;
