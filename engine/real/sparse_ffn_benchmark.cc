@@ -156,6 +156,41 @@ BENCHMARK(BM_DenseGemv)
     ->ArgsProduct({{4, 8}, {4096, 2}, {0, 1}, {16, 32, 64}})
     ->Unit(benchmark::kMicrosecond);
 
+// A real run's sparse FFN tasks between other work: calls of `bundles` random
+// bundles (a 128-neuron cluster's active ones) over an arena of `arena_mib`
+// (a 7B model's neuron cache), each call after a dense GEMV over `stream_mib`
+// of other weights in order (a layer's attention; untimed), against the same
+// calls back to back (stream_mib 0). INT4 g16, as TurboSparse-Mistral-7B.
+void BM_SparseFfnBetweenStreams(benchmark::State& state) {
+  const Arena a = MakeArena(4, state.range(1), false, 16);
+  const int64_t stream_mib = state.range(2);
+  const Arena other = MakeArena(4, stream_mib > 0 ? 1024 : 2, false, 16);
+  const FfnKernelShape& s = a.shape;
+  const int64_t stream_bundles = (stream_mib << 20) / s.bundle_bytes();
+  Random rng(3);
+  std::vector<const uint8_t*> active(static_cast<size_t>(state.range(0)));
+  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f), y(stream_bundles * 3 + 1);
+  int64_t at = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    PickBundles(a, rng, active);
+    if (stream_bundles > 0) {
+      if (at + stream_bundles > other.bundles) at = 0;
+      DenseGemv(s, other.data() + at * s.bundle_bytes(), stream_bundles * 3, x.data(), y.data());
+      benchmark::DoNotOptimize(y.data());
+      at += stream_bundles;
+    }
+    state.ResumeTiming();
+    RunKernel(s, false, active, x, out);
+  }
+  state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
+  state.SetLabel(SparseFfnTarget(s));
+}
+BENCHMARK(BM_SparseFfnBetweenStreams)
+    ->ArgNames({"bundles", "arena_mib", "stream_mib"})
+    ->ArgsProduct({{16, 140, 1024}, {3456}, {0, 24}})
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_BundleRead(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), 512, state.range(1) == 1);
   const int64_t words = a.shape.bundle_bytes() / 8;
