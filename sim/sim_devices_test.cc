@@ -96,40 +96,46 @@ TEST(SimFlashSubmit, ASingleSlotStreamTurnsAroundAfterEveryRead) {
   }
 }
 
+// The times (ns) at which `tasks`, submitted at once to one compute worker of
+// `device`, finish, in completion order; empty when the backend is refused.
+std::vector<int64_t> OneWorkerFinishTimes(const DeviceProfile& device,
+                                          const std::vector<ComputeTask>& tasks) {
+  EventQueue q;
+  auto backend = SimComputeBackend::Create(&q, device, {.compute_threads = 1, .io_core_class = ""});
+  if (!backend.ok()) return {};
+  Recorder r(&q);
+  (*backend)->SetSink(&r);
+  for (const ComputeTask& t : tasks) (*backend)->Submit(t);
+  q.Run();
+  std::vector<int64_t> times;
+  for (const auto& [tag, at] : r.done) times.push_back(at);
+  return times;
+}
+
 TEST(SimCompute, EachTaskPaysTheHandOffToAWorker) {
   DeviceProfile d = ToyDevice(2);
   d.cores[0].task_dispatch_ns = 20000;
-  EventQueue q;
-  auto backend = SimComputeBackend::Create(&q, d, {.compute_threads = 1, .io_core_class = ""});
-  ASSERT_TRUE(backend.ok()) << backend.status();
-  Recorder r(&q);
-  (*backend)->SetSink(&r);
-  (*backend)->Submit({.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000});
-  (*backend)->Submit({.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000});
-  q.Run();
-  ASSERT_EQ(r.done.size(), 2u);
-  EXPECT_EQ(r.done[0].second, 1020000);
-  EXPECT_EQ(r.done[1].second, 2040000);
+  const std::vector<int64_t> done =
+      OneWorkerFinishTimes(d, {{.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000},
+                               {.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000}});
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0], 1020000);
+  EXPECT_EQ(done[1], 2040000);
 }
 
 TEST(SimCompute, SparseFfnTasksPayTheKernelsCostPerCall) {
   DeviceProfile d = ToyDevice(2);
   d.cores[0].task_dispatch_ns = 20000;
   d.cores[0].kernel_call_ns = 5000;
-  EventQueue q;
-  auto backend = SimComputeBackend::Create(&q, d, {.compute_threads = 1, .io_core_class = ""});
-  ASSERT_TRUE(backend.ok()) << backend.status();
-  Recorder r(&q);
-  (*backend)->SetSink(&r);
-  (*backend)->Submit({.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000});
   // Weights in matrix order (a dense GEMV) and other work make no sparse call.
-  (*backend)->Submit({.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000, .in_order = true});
-  (*backend)->Submit({.tag = 3, .kind = ComputeKind::kAttention, .bytes = 1000000});
-  q.Run();
-  ASSERT_EQ(r.done.size(), 3u);
-  EXPECT_EQ(r.done[0].second, 1025000);  // hand-off, the call, 1 ms of weights
-  EXPECT_EQ(r.done[1].second, 2045000);
-  EXPECT_EQ(r.done[2].second, 3065000);
+  const std::vector<int64_t> done = OneWorkerFinishTimes(
+      d, {{.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000},
+          {.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000, .in_order = true},
+          {.tag = 3, .kind = ComputeKind::kAttention, .bytes = 1000000}});
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0], 1025000);  // hand-off, the call, 1 ms of weights
+  EXPECT_EQ(done[1], 2045000);
+  EXPECT_EQ(done[2], 3065000);
 }
 
 TEST(SimCompute, TheIoThreadTakesACoreEvenWithoutACoreOfItsClass) {
@@ -150,20 +156,14 @@ TEST(SimCompute, TheIoThreadTakesACoreEvenWithoutACoreOfItsClass) {
 }
 
 TEST(SimCompute, TasksQueueForWorkers) {
-  EventQueue q;
-  auto backend =
-      SimComputeBackend::Create(&q, ToyDevice(2), {.compute_threads = 1, .io_core_class = ""});
-  ASSERT_TRUE(backend.ok()) << backend.status();
-  Recorder r(&q);
-  (*backend)->SetSink(&r);
-  (*backend)->Submit({.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000});
-  (*backend)->Submit({.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000});
-  (*backend)->Submit({.tag = 3, .kind = ComputeKind::kOther, .ops = 2e6});
-  q.Run();
-  ASSERT_EQ(r.done.size(), 3u);
-  EXPECT_EQ(r.done[0].second, 1000000);
-  EXPECT_EQ(r.done[1].second, 2000000);
-  EXPECT_EQ(r.done[2].second, 4000000);  // 2e6 operations at 1e9/s
+  const std::vector<int64_t> done =
+      OneWorkerFinishTimes(ToyDevice(2), {{.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000},
+                                          {.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000},
+                                          {.tag = 3, .kind = ComputeKind::kOther, .ops = 2e6}});
+  ASSERT_EQ(done.size(), 3u);
+  EXPECT_EQ(done[0], 1000000);
+  EXPECT_EQ(done[1], 2000000);
+  EXPECT_EQ(done[2], 4000000);  // 2e6 operations at 1e9/s
 }
 
 TEST(SimCompute, DramCeilingIsShared) {
