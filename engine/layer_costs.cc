@@ -49,27 +49,30 @@ absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
 
 namespace sparseflash {
 
+NodeId PlanLayerRead(const LayerReads& reads, int layer, NodeId prev_read,
+                     const std::vector<NodeId>& users, WorkPlan* plan) {
+  if (reads.bytes_per_layer <= 0) return kNoNode;
+  FlashRead r;
+  r.request_bytes = reads.request_bytes;
+  r.count =
+      static_cast<int32_t>((reads.bytes_per_layer + reads.request_bytes - 1) / reads.request_bytes);
+  r.max_in_flight = 1;
+  r.sequential = true;
+  // The buffer this read fills is free once the layer `lookahead + 1` back is done.
+  const int freed = layer - 1 - reads.lookahead_layers;
+  return plan->Read(r, {prev_read, freed >= 0 ? users[freed] : kNoNode});
+}
+
 NodeId PlanDensePrefill(const LayerCosts& c, int tokens, ComputeUnit unit, int parts,
-                        const PrefillReads& reads, WorkPlan* plan) {
+                        const LayerReads& reads, WorkPlan* plan) {
   const double ops_per_layer = c.ops_per_token * tokens / c.layers;
   std::vector<NodeId> computes;  // per layer
   NodeId prev_read = kNoNode;
   for (int l = 0; l < c.layers; ++l) {
     const NodeId first = static_cast<NodeId>(plan->size());
     const NodeId prev_compute = l > 0 ? computes.back() : kNoNode;
-    NodeId read = kNoNode;
-    if (reads.bytes_per_layer > 0) {
-      FlashRead r;
-      r.request_bytes = reads.request_bytes;
-      r.count = static_cast<int32_t>((reads.bytes_per_layer + reads.request_bytes - 1) /
-                                     reads.request_bytes);
-      r.max_in_flight = 1;
-      r.sequential = true;
-      // The buffer this read fills is free once the layer `lookahead + 1` back is computed.
-      const int freed = l - 1 - reads.lookahead_layers;
-      read = plan->Read(r, {prev_read, freed >= 0 ? computes[freed] : kNoNode});
-      prev_read = read;
-    }
+    const NodeId read = PlanLayerRead(reads, l, prev_read, computes, plan);
+    if (read != kNoNode) prev_read = read;
     computes.push_back(plan->Parallel(ComputeKind::kOther, unit, 0, ops_per_layer,
                                       unit == ComputeUnit::kNpu ? 1 : parts, {prev_compute, read}));
     plan->StampLayer(first, l);

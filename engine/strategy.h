@@ -64,6 +64,9 @@ struct ResourcePlan {
 struct MemoryPlan {
   int64_t resident_bytes = 0;  // pinned: weights, KV cache, predictors, scales, buffers
   int64_t cache_bytes = 0;     // neuron cache (or page cache)
+  // Of resident_bytes, the buffers that read batches fill (layers of weights
+  // streamed from flash): a real run's read buffers are these bytes.
+  int64_t read_buffer_bytes = 0;
 
   // The memory a sparse FFN's active neurons lie scattered in: the cache, or
   // the resident weights for a strategy without one (as a real run places them).

@@ -160,9 +160,9 @@ Nanos DensePrefillLatency(double compute_ms_per_layer, int64_t read_mb_per_layer
   LayerCosts c;
   c.layers = 4;
   c.ops_per_token = 4 * compute_ms_per_layer * 1e6;  // the toy core does 1e9 ops/s
-  const PrefillReads reads{.bytes_per_layer = read_mb_per_layer * kMB,
-                           .request_bytes = kMB,
-                           .lookahead_layers = lookahead};
+  const LayerReads reads{.bytes_per_layer = read_mb_per_layer * kMB,
+                         .request_bytes = kMB,
+                         .lookahead_layers = lookahead};
   RunRecord r =
       RunPlan([&](WorkPlan* p) { return PlanDensePrefill(c, 1, ComputeUnit::kCpu, 1, reads, p); });
   return r.tokens.at(0).latency;
@@ -182,6 +182,31 @@ TEST(EnginePipeline, PrefillIsBoundByTheFlashWhenReadsDominate) {
   EXPECT_EQ(DensePrefillLatency(1, 3, 1).ns, 13 * kMB);
   EXPECT_EQ(DensePrefillLatency(1, 3, 3).ns, 13 * kMB);
   EXPECT_EQ(DensePrefillLatency(1, 3, 0).ns, 16 * kMB);
+}
+
+// Four decode layers whose attention weights (1 MB, 1 ms to read) come from
+// flash: attention computes 2 ms, the FFN 0.5 ms.
+Nanos StreamedAttentionLatency(int lookahead) {
+  LayerCosts c;
+  c.layers = 4;
+  c.attention_bytes = 2 * kMB;
+  const LayerReads reads{
+      .bytes_per_layer = kMB, .request_bytes = kMB, .lookahead_layers = lookahead};
+  RunRecord r = RunPlan([&](WorkPlan* p) {
+    return PlanLayers(
+        c, 0, 1, ComputeUnit::kCpu, p,
+        [&](int, NodeId attention) { return p->Compute(Ffn(kMB / 2), {attention}); }, kNoNode,
+        reads);
+  });
+  return r.tokens.at(0).latency;
+}
+
+// Reading a layer ahead hides every read but the first (1 + 4 x 2.5 ms); on
+// demand, each layer's read waits for the attention before it, so every read
+// shows and only the last FFN does (4 x (1 + 2) + 0.5 ms).
+TEST(EnginePipeline, AttentionReadOneLayerAheadHidesBehindTheLayerBefore) {
+  EXPECT_EQ(StreamedAttentionLatency(1).ns, 11 * kMB);
+  EXPECT_EQ(StreamedAttentionLatency(0).ns, 12 * kMB + kMB / 2);
 }
 
 }  // namespace

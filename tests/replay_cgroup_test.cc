@@ -172,6 +172,37 @@ TEST_P(ReplayInACgroup, IsKilledUnderALimitBelowWhatItNeeds) {
 
 INSTANTIATE_TEST_SUITE_P(Strategies, ReplayInACgroup, ::testing::Values("powerinfer2", "llmflash"));
 
+// Attention's weights read from flash a layer ahead (a budget below the
+// resident set): the read buffers are the plan's, so the run stays within a
+// limit equal to its budget while reading every layer's attention every token.
+TEST_F(CgroupReplay, AttentionFromFlashIsReadEveryTokenWithinTheLimit) {
+  constexpr int64_t kBudget = 64'000'000;
+  absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
+  if (!group.ok()) GTEST_SKIP() << group.status();
+  std::vector<std::string> args = Replay("powerinfer2", kBudget / 1'000'000);
+  args.insert(args.end(), {"--option", "attention=flash"});
+  const Outcome o = RunIn(**group, args, dir_);
+  if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
+  ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;
+  EXPECT_EQ((*group)->OomKills(), 0);
+  const int64_t peak = (*group)->PeakBytes();
+  if (peak >= 0) {
+    EXPECT_LE(peak, kBudget);
+  }
+  const nlohmann::json j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["options"]["attention"], "flash");
+  const ModelSpec model = *LoadModel(model_);
+  const int64_t attention = ComputeModelBytes(model).attention_bytes;
+  EXPECT_EQ(j["memory"]["read_buffer_bytes"].get<int64_t>(), 2 * attention / model.layers);
+  EXPECT_LT(j["memory"]["resident_bytes"].get<int64_t>(), attention)
+      << "attention's weights are not resident";
+  EXPECT_GE(j["engine_read_bytes"].get<int64_t>(), 16 * attention);
+  const int64_t kernel = j["kernel_read_bytes"].get<int64_t>();
+  if (kernel >= 0) {
+    EXPECT_GE(kernel, 16 * attention) << "reads served from the page cache, not the device";
+  }
+}
+
 // llama.cpp's way (llamacpp, mmap=true) under a limit smaller than its weight
 // file: the kernel pages the mapped file in, evicts its own pages to stay within
 // the limit, and so reads the file again every token. The run is not killed.

@@ -104,6 +104,44 @@ TEST(Simulate, MoreCacheMeansFewerFlashBytes) {
   }
 }
 
+// A budget below the resident set fits when attention's weights stay on flash:
+// they leave the resident set but for two layers' buffers, and every token
+// reads them once more, in file order, on top of the same neuron reads.
+TEST(Simulate, PowerInfer2ReadsAttentionFromFlashToFitBelowItsResidentSet) {
+  const ModelBytes bytes = ComputeModelBytes(*LoadModel("turbosparse-mistral-7b"));
+  auto run = [&](const std::string& attention, double ffn_resident, int64_t memory_bytes) {
+    SimulationConfig c = Config("powerinfer2", "turbosparse-mistral-7b");
+    c.options = {"attention=" + attention};
+    c.ffn_resident = ffn_resident;
+    c.memory_bytes = memory_bytes;
+    return Simulate(c);
+  };
+  absl::StatusOr<SimulationResult> dram = run("dram", 0.25, -1);
+  absl::StatusOr<SimulationResult> flash = run("flash", 0.25, -1);
+  ASSERT_TRUE(dram.ok()) << dram.status();
+  ASSERT_TRUE(flash.ok()) << flash.status();
+  EXPECT_EQ(flash->options.at("attention"), "flash");
+  const int64_t two_layers = 2 * (bytes.attention_bytes / 32);
+  EXPECT_EQ(flash->memory.resident_bytes,
+            dram->memory.resident_bytes - bytes.attention_bytes + two_layers);
+  EXPECT_EQ(flash->memory.read_buffer_bytes, two_layers);
+  EXPECT_EQ(dram->memory.read_buffer_bytes, 0);
+  EXPECT_NEAR(Summarize(flash->record).flash_bytes_per_token -
+                  Summarize(dram->record).flash_bytes_per_token,
+              static_cast<double>(bytes.attention_bytes / 32 * 32), 1.0);
+  EXPECT_GT(Summarize(dram->record).decode_tokens_per_s,
+            Summarize(flash->record).decode_tokens_per_s);
+  // Between the two resident sets only the flash placement runs.
+  const int64_t budget = dram->memory.resident_bytes - bytes.attention_bytes / 2;
+  absl::StatusOr<SimulationResult> refused = run("dram", -1, budget);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("resident set"), std::string::npos);
+  absl::StatusOr<SimulationResult> fits = run("flash", -1, budget);
+  ASSERT_TRUE(fits.ok()) << fits.status();
+  EXPECT_EQ(fits->memory.resident_bytes + fits->memory.cache_bytes, budget);
+  EXPECT_FALSE(run("disk", 0.25, -1).ok()) << "an unknown placement is refused";
+}
+
 // LLM in a Flash keeps what DRAM allows beyond its window (selective
 // persistence): more memory reads less and decodes faster, until the FFN fits.
 TEST(Simulate, LlmFlashUsesMemoryBeyondItsWindow) {

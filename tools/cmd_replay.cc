@@ -93,6 +93,10 @@ int RunReplay(const ReplayArgs& a) {
     j["kernel_read_bytes"] = real->kernel_read_bytes;
     j["peak_rss_bytes"] = real->peak_rss_bytes;
     j["process_bytes"] = r->process_bytes;
+    j["memory"] = {{"resident_bytes", real->memory.resident_bytes},
+                   {"cache_bytes", real->memory.cache_bytes},
+                   {"read_buffer_bytes", real->memory.read_buffer_bytes}};
+    j["options"] = r->options;
     j["page_faults"] = r->page_faults;
     std::cout << j.dump(2) << "\n";
     return 0;

@@ -311,10 +311,12 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
     if (o.wrap_flash) *device = o.wrap_flash(*std::move(device));
     flash = std::make_unique<RealizingFlash>(*std::move(device), *weights);
   }
-  // Mapped, the page cache is the kernel's: no arena of our own.
+  // Mapped, the page cache is the kernel's: no arena of our own. The plan's
+  // read buffers are the read batches' own (RealizingFlash lends them).
   auto compute = std::make_unique<RealizingCompute>(
       std::make_unique<ThreadPoolCompute>(resources.compute_threads, &queue), model,
-      mapped ? 0 : result.memory.cache_bytes, result.memory.resident_bytes, mapped.get());
+      mapped ? 0 : result.memory.cache_bytes,
+      result.memory.resident_bytes - result.memory.read_buffer_bytes, mapped.get());
   if (!compute->ok()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate the memory budget: ", FormatBytes(result.memory.resident_bytes),

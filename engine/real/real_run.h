@@ -27,7 +27,9 @@ namespace sparseflash {
 // tests/replay_test.cc (a 55 MB model grows by its budget + 3 MB). Each read
 // batch gets a fresh buffer outside the budget while it is in flight, so
 // strategies with large batches add those: llamacpp on a 7B model has two
-// batches of about 68 MB in flight. The setup before it (PrepareRun: the trace
+// batches of about 68 MB in flight. Buffers a strategy plans for
+// (MemoryPlan::read_buffer_bytes: layers streamed from flash) are in the budget
+// instead: the resident weights are allocated without them. The setup before it (PrepareRun: the trace
 // reader, the offline profile, the cache index) is extra and scales with the
 // neuron count: for TurboSparse-Mistral-7B the whole process peaked at the
 // budget + 42-145 MB.

@@ -64,7 +64,7 @@ class LlmFlash : public Strategy {
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
     const double resident =
         std::min(1.0, double(memory_.cache_bytes) / double(ctx_.bytes.ffn_bytes));
-    const PrefillReads reads{
+    const LayerReads reads{
         .bytes_per_layer = static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes),
         .request_bytes = 1 << 20,
         .lookahead_layers = 1};

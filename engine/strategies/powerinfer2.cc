@@ -4,7 +4,9 @@
 // cold neurons read as split bundles (gate 4 KB, then up/down 4 KB only for a
 // non-zero gate) by one I/O submitter; a neuron-cluster pipeline over N compute
 // threads; optionally the NPU computes the hot rows densely. Prefill runs dense
-// on the NPU while one big core reads the next layer sequentially.
+// on the NPU while one big core reads the next layer sequentially. With
+// attention=flash, attention's weights are read too, a layer ahead, so a budget
+// below the resident set fits.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -26,6 +28,7 @@ struct Settings {
   bool npu;
   SegmentedCacheOptions cache;
   PredictorOptions predictor;
+  LayerReads attention_reads;  // attention streamed from flash; none = resident
 };
 
 class PowerInfer2 : public Strategy {
@@ -57,7 +60,11 @@ class PowerInfer2 : public Strategy {
             .io_issuers = 1,
             .uses_npu = s_.npu};  // one I/O thread on a big core [v3]
   }
-  MemoryPlan memory() const override { return {resident_, s_.cache.capacity_bytes}; }
+  MemoryPlan memory() const override {
+    return {.resident_bytes = resident_,
+            .cache_bytes = s_.cache.capacity_bytes,
+            .read_buffer_bytes = s_.attention_reads.buffer_bytes()};
+  }
   CacheCounters counters() const override { return {cache_->hits(), cache_->accesses()}; }
 
   // At prefill nearly every neuron is active, so a layer is one dense cluster:
@@ -65,9 +72,10 @@ class PowerInfer2 : public Strategy {
   // sequentially, one layer ahead of the NPU (v3 section 4.1).
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
     const bool in_memory = s_.cache.capacity_bytes >= ctx_.bytes.ffn_bytes;
-    const PrefillReads reads{.bytes_per_layer = in_memory ? 0 : costs_.layer_ffn_flash_bytes,
-                             .request_bytes = 512 * 1024,
-                             .lookahead_layers = 1};
+    const LayerReads reads{.bytes_per_layer = (in_memory ? 0 : costs_.layer_ffn_flash_bytes) +
+                                              s_.attention_reads.bytes_per_layer,
+                           .request_bytes = 512 * 1024,
+                           .lookahead_layers = 1};
     return PlanDensePrefill(costs_, tokens, s_.npu ? ComputeUnit::kNpu : ComputeUnit::kCpu,
                             s_.threads, reads, plan);
   }
@@ -75,7 +83,8 @@ class PowerInfer2 : public Strategy {
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
     return PlanLayers(
         costs_, position, s_.threads, ComputeUnit::kCpu, plan,
-        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); });
+        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); }, kNoNode,
+        s_.attention_reads);
   }
 
   void EndToken() override { cache_->OnTokenEnd(); }
@@ -207,7 +216,14 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   s.cache.hot_share = opt.Double("hot_share", 0.5, 0, 1);
   s.cache.cold_policy = ReadPolicy(opt, ctx, "lru");
   s.predictor = ReadPredictorOptions(opt, ctx);
+  const std::string attention = opt.String("attention", "dram");
   if (absl::Status st = opt.Check("powerinfer2"); !st.ok()) return st;
+  if (attention != "dram" && attention != "flash") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "powerinfer2: attention=", attention,
+        " is not one of dram, flash (where attention's "
+        "weights live: pinned in DRAM, or read from flash one layer ahead of their use)"));
+  }
   for (const absl::Status& st : {layout.status(), pipeline.status(), warm.status()}) {
     if (!st.ok()) return st;
   }
@@ -219,10 +235,21 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   s.cache.warm = *warm;
   absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
   if (!reads.ok()) return reads.status();
-  const int64_t resident = b.resident_bytes(ctx.context_tokens());
-  absl::StatusOr<int64_t> budget =
-      CacheBudget(ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-                  "non-FFN weights, KV cache, predictors, scales and runtime buffers");
+  int64_t resident = b.resident_bytes(ctx.context_tokens());
+  if (attention == "flash") {
+    // Attention's weights leave the resident set: each layer's are read in file
+    // order (512 KiB requests) while the layer before computes, into one of two
+    // buffers (the layer computed and the one read ahead).
+    s.attention_reads = {.bytes_per_layer = b.attention_bytes / m.layers,
+                         .request_bytes = 512 * 1024,
+                         .lookahead_layers = 1};
+    resident += s.attention_reads.buffer_bytes() - b.attention_bytes;
+  }
+  absl::StatusOr<int64_t> budget = CacheBudget(
+      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+      attention == "flash"
+          ? "embeddings, two layers of attention, KV cache, predictors, scales and runtime buffers"
+          : "non-FFN weights, KV cache, predictors, scales and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronIndexer indexer(m.layers, m.experts, m.d_ffn);
   s.cache.key_space = indexer.key_space();
