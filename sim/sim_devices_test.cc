@@ -1,5 +1,6 @@
 // Golden tests of the simulated flash and compute on the toy device, where every
 // completion time is worked out by hand.
+#include <tuple>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -64,6 +65,70 @@ TEST_F(SimFlash, SmallReadsKeepTheSmallestSizesIops) {
   q.Run();
   ASSERT_EQ(r.done.size(), 1u);
   EXPECT_EQ(r.done[0].second, 4000000);
+}
+
+// A device whose curve is `points`: {request bytes, queue depth, sequential, MB/s}.
+DeviceProfile CurveDevice(std::initializer_list<std::tuple<int64_t, int, bool, double>> points) {
+  DeviceProfile d = ToyDevice();
+  d.flash.points.clear();
+  for (auto [bytes, depth, sequential, mb_s] : points) {
+    d.flash.points.push_back({.request_bytes = bytes,
+                              .queue_depth = depth,
+                              .sequential = sequential,
+                              .throughput_bytes_per_s = mb_s * 1e6});
+  }
+  return d;
+}
+
+// One large sequential stream (one read in flight) beside many small random
+// reads: each size keeps its own curve at its share of the queue, so the large
+// reads are not served as if they queued behind 31 reads of their own size;
+// together they stay under the most bytes/s the device ever gave (1200 MB/s).
+TEST(SimFlashMix, EachRequestSizeKeepsItsOwnCurveUnderTheDevicesCeilings) {
+  const DeviceProfile d = CurveDevice({{4096, 1, false, 40},
+                                       {4096, 32, false, 400},
+                                       {1000000, 1, true, 1000},
+                                       {1000000, 32, true, 1200}});
+  EventQueue q;
+  SimFlashDevice flash(&q, d, "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  FlashRead large = Read(1, 1000000, 4, 1);
+  large.sequential = true;
+  flash.Submit(large);
+  flash.Submit(Read(2, 4096, 100000, 32));
+  q.Run();
+  ASSERT_EQ(r.done.size(), 2u);
+  ASSERT_EQ(r.done[0].first, 1u);
+  // Depth 1 of 32 slots: 1000 MB/s; the small reads at depth 31: 40 + 360 x 30/31
+  // MB/s; both scaled down to 1200 MB/s together.
+  const double small_mb_s = 40 + 360.0 * 30 / 31;
+  const double large_mb_s = 1000 * 1200 / (1000 + small_mb_s);
+  EXPECT_NEAR(r.done[0].second, 4e6 / large_mb_s * 1e3, 2);
+  // Shared by requests at the combined depth it would get 1200/33 MB/s: 110 ms.
+  EXPECT_LT(r.done[0].second, 5000000);
+}
+
+// Two small sizes at 16 reads in flight each: together they would issue more
+// reads per second than the device ever served (97,656 at 4 KiB, depth 32), so
+// both slow down by the same factor and finish together.
+TEST(SimFlashMix, MixedSizesStayUnderTheDevicesReadsPerSecond) {
+  const DeviceProfile d = CurveDevice({{4096, 16, false, 300},
+                                       {4096, 32, false, 400},
+                                       {8192, 16, false, 600},
+                                       {8192, 32, false, 800}});
+  EventQueue q;
+  SimFlashDevice flash(&q, d, "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  flash.Submit(Read(1, 4096, 1000, 16));
+  flash.Submit(Read(2, 8192, 1000, 16));
+  q.Run();
+  ASSERT_EQ(r.done.size(), 2u);
+  const double reads_per_s = 400e6 / 4096;  // the ceiling; each size gets half
+  const double expected_ns = 1000 / (reads_per_s / 2) * 1e9;
+  EXPECT_NEAR(r.done[0].second, expected_ns, 2);
+  EXPECT_NEAR(r.done[1].second, expected_ns, 2);
 }
 
 TEST(SimFlashSubmit, EachBatchWaitsForTheHandOffFirst) {

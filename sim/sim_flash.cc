@@ -17,11 +17,24 @@ SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
       resubmit_gap_ns_(profile.flash.resubmit_gap_ns) {
   if (core_class_.empty() && !profile.cores.empty()) core_class_ = profile.cores.front().name;
   if (timeline_) lane_ = timeline_->Lane("flash");
+  // The device's ceilings: the most bytes and the most reads per second any
+  // measured point reached, as this core class issues them.
+  for (const FlashPoint& p : profile.flash.points) {
+    const double tp = curve_.Throughput({.request_bytes = p.request_bytes,
+                                         .queue_depth = std::max(1, p.queue_depth),
+                                         .sequential = p.sequential,
+                                         .range_bytes = p.range_bytes,
+                                         .core_class = core_class_}) *
+                      issuer_factor_;
+    ceiling_bytes_per_s_ = std::max(ceiling_bytes_per_s_, tp);
+    ceiling_reads_per_s_ = std::max(ceiling_reads_per_s_, tp / p.request_bytes);
+  }
 }
 
 void SimFlashDevice::Submit(const FlashRead& read) {
   if (submit_overhead_.ns > 0) {  // the hand-off to the submitter, before the device sees it
-    queue_->After(submit_overhead_, [this, read] { Start(read); }, "flash submit");
+    queue_->After(
+        submit_overhead_, [this, read] { Start(read); }, "flash submit");
   } else {
     Start(read);
   }
@@ -46,21 +59,49 @@ void SimFlashDevice::Advance() {
 void SimFlashDevice::Reschedule() {
   ++generation_;
   if (active_.empty()) return;
-  double total_weight = 0;
   std::vector<double>& weight = weight_scratch_;
   weight.resize(active_.size());
+  double total_weight = 0;
   for (size_t i = 0; i < active_.size(); ++i) {
     const Batch& b = active_[i];
     const double reads_left = std::ceil(std::max(0.0, b.remaining) / b.read.request_bytes);
     weight[i] = std::max(1.0, std::min<double>(reads_left, std::max(1, b.read.max_in_flight)));
     total_weight += weight[i];
   }
-  const int depth =
-      static_cast<int>(std::min<double>(total_weight, std::max(1, command_queue_depth_)));
-  double soonest = -1;
+  // Reads of one request size (and order) share the queue slots they hold:
+  // each batch gets that class's throughput at the class's depth, in
+  // proportion to its reads in flight. Classes of other sizes take their own
+  // share of the slots and their own curve, and together stay within the
+  // device's byte and operation ceilings.
+  const double slots = std::min<double>(total_weight, std::max(1, command_queue_depth_));
+  auto same_class = [&](size_t i, size_t j) {
+    return active_[i].read.request_bytes == active_[j].read.request_bytes &&
+           active_[i].read.sequential == active_[j].read.sequential;
+  };
+  double bytes_per_s = 0, reads_per_s = 0;
+  bool mixed = false;
   for (size_t i = 0; i < active_.size(); ++i) {
+    double class_weight = 0;
+    for (size_t j = 0; j < active_.size(); ++j) {
+      if (same_class(i, j)) {
+        class_weight += weight[j];
+      } else {
+        mixed = true;
+      }
+    }
+    const int depth = std::max(1, static_cast<int>(slots * class_weight / total_weight));
     Batch& b = active_[i];
-    b.rate = Throughput(b.read, depth) * weight[i] / total_weight;
+    b.rate = Throughput(b.read, depth) * weight[i] / class_weight;
+    bytes_per_s += b.rate;
+    reads_per_s += b.rate / b.read.request_bytes;
+  }
+  if (mixed && ceiling_bytes_per_s_ > 0 && ceiling_reads_per_s_ > 0) {
+    const double scale =
+        std::min({1.0, ceiling_bytes_per_s_ / bytes_per_s, ceiling_reads_per_s_ / reads_per_s});
+    for (Batch& b : active_) b.rate *= scale;
+  }
+  double soonest = -1;
+  for (const Batch& b : active_) {
     const double t = std::max(0.0, b.remaining) / b.rate;
     if (soonest < 0 || t < soonest) soonest = t;
   }
@@ -111,8 +152,9 @@ void SimFlashDevice::OnEvent(uint64_t generation) {
     const int64_t turns = (b.read.count + slots - 1) / slots - 1;
     if (resubmit_gap_ns_ > 0 && turns > 0) {
       const uint64_t tag = b.read.tag;
-      queue_->After(Nanos{static_cast<int64_t>(turns * resubmit_gap_ns_)},
-                    [this, tag] { sink_->OnReadDone(tag, true); }, "flash resubmit gaps");
+      queue_->After(
+          Nanos{static_cast<int64_t>(turns * resubmit_gap_ns_)},
+          [this, tag] { sink_->OnReadDone(tag, true); }, "flash resubmit gaps");
     } else {
       sink_->OnReadDone(b.read.tag, true);
     }

@@ -1,8 +1,11 @@
-// Simulated flash device: reads share the device. Every batch in flight gets a
-// share of the aggregate throughput in proportion to the reads it has
-// outstanding (at most its max_in_flight); the aggregate comes from the
-// profile's curve at the batches' request size and at the queue depth they
-// make together, bounded by the device's command queue. Rates are recomputed
+// Simulated flash device: reads share the device. Batches of one request size
+// (and order) share their size's throughput from the profile's curve at the
+// queue depth they hold together, each in proportion to the reads it has
+// outstanding (at most its max_in_flight); the queue's slots (the device's
+// command queue) are split among sizes by reads in flight. Sizes mixed in the
+// queue each keep their own curve, and together stay under the most bytes/s
+// and reads/s any measured point reached: small random reads are bound by
+// operations and large ones by bytes, so a mix costs each little. Rates are recomputed
 // whenever a batch arrives or finishes (processor sharing), so concurrent
 // streams slow each other down as on a real device. A profile's per-batch
 // submit overhead (a calibrated host's submitter hand-off) delays each batch
@@ -55,10 +58,12 @@ class SimFlashDevice : public FlashDevice {
   FlashCurve curve_;
   int command_queue_depth_;
   double issuer_factor_ = 1;
+  double ceiling_bytes_per_s_ = 0;  // the most any measured point reached
+  double ceiling_reads_per_s_ = 0;
   std::string core_class_;
   Timeline* timeline_;
   int lane_ = 0;
-  Nanos submit_overhead_;  // the profile's per-batch hand-off, charged before the device starts
+  Nanos submit_overhead_;   // the profile's per-batch hand-off, charged before the device starts
   double resubmit_gap_ns_;  // the profile's turnaround between reads of one slot
   CompletionSink* sink_ = nullptr;
   std::vector<Batch> active_;
