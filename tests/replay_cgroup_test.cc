@@ -170,16 +170,14 @@ TEST_P(ReplayInACgroup, IsKilledUnderALimitBelowWhatItNeeds) {
   EXPECT_GE((*group)->OomKills(), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(Strategies, ReplayInACgroup, ::testing::Values("powerinfer2", "llmflash"));
-
 // Attention's weights read from flash a layer ahead (a budget below the
 // resident set): the read buffers are the plan's, so the run stays within a
 // limit equal to its budget while reading every layer's attention every token.
-TEST_F(CgroupReplay, AttentionFromFlashIsReadEveryTokenWithinTheLimit) {
+TEST_P(ReplayInACgroup, AttentionFromFlashIsReadEveryTokenWithinTheLimit) {
   constexpr int64_t kBudget = 64'000'000;
   absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
   if (!group.ok()) GTEST_SKIP() << group.status();
-  std::vector<std::string> args = Replay("powerinfer2", kBudget / 1'000'000);
+  std::vector<std::string> args = Replay(GetParam(), kBudget / 1'000'000);
   args.insert(args.end(), {"--option", "attention=flash"});
   const Outcome o = RunIn(**group, args, dir_);
   if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
@@ -202,6 +200,8 @@ TEST_F(CgroupReplay, AttentionFromFlashIsReadEveryTokenWithinTheLimit) {
     EXPECT_GE(kernel, 16 * attention) << "reads served from the page cache, not the device";
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Strategies, ReplayInACgroup, ::testing::Values("powerinfer2", "llmflash"));
 
 // llama.cpp's way (llamacpp, mmap=true) under a limit smaller than its weight
 // file: the kernel pages the mapped file in, evicts its own pages to stay within

@@ -50,10 +50,9 @@ class LlamaCpp : public Strategy {
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
     const double resident = std::min(1.0, double(memory_.cache_bytes) / double(FileBytes()));
     // mmap: a layer's pages fault in when its compute touches them.
-    const LayerReads reads{
-        .bytes_per_layer = static_cast<int64_t>((1 - resident) * layer_stride_),
-        .request_bytes = window_,
-        .lookahead_layers = 0};
+    const LayerReads reads{.bytes_per_layer = static_cast<int64_t>((1 - resident) * layer_stride_),
+                           .request_bytes = window_,
+                           .lookahead_layers = 0};
     return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, threads_, reads, plan);
   }
 

@@ -30,6 +30,7 @@ struct Settings {
   bool memory_management;
   double hybrid_share;
   PredictorOptions predictor;
+  LayerReads attention_reads;  // attention streamed from flash; none = resident
 };
 
 class LlmFlash : public Strategy {
@@ -65,7 +66,8 @@ class LlmFlash : public Strategy {
     const double resident =
         std::min(1.0, double(memory_.cache_bytes) / double(ctx_.bytes.ffn_bytes));
     const LayerReads reads{
-        .bytes_per_layer = static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes),
+        .bytes_per_layer = static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes) +
+                           s_.attention_reads.bytes_per_layer,
         .request_bytes = 1 << 20,
         .lookahead_layers = 1};
     return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, s_.threads, reads, plan);
@@ -80,7 +82,8 @@ class LlmFlash : public Strategy {
             : kNoNode;
     return PlanLayers(
         costs_, position, s_.threads, ComputeUnit::kCpu, plan,
-        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); }, row);
+        [&](int l, NodeId attention) { return PlanFfn(token.layers[l], attention, plan); }, row,
+        s_.attention_reads);
   }
 
   void EndToken() override {
@@ -236,7 +239,15 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   s.hybrid_share = opt.Double("hybrid_share", 0.5, 0, 1);  // [LF] naive = 0, hybrid = 0.5
   s.predictor = ReadPredictorOptions(opt, ctx);
   const std::string policy = ReadPolicy(opt, ctx, "window");
+  absl::StatusOr<LayerReads> attention = ReadAttentionPlacement(opt, m, b, "llmflash");
   if (absl::Status st = opt.Check("llmflash"); !st.ok()) return st;
+  if (!attention.ok()) return attention.status();
+  s.attention_reads = *attention;
+  if (!s.predictor_on && s.attention_reads.bytes_per_layer > 0) {
+    return absl::InvalidArgumentError(
+        "llmflash: attention=flash needs predictor=true (without the predictor, hybrid_share "
+        "decides which weights are read)");
+  }
   s.layout = bundling ? LayoutKind::kBundle : LayoutKind::kMatrix;
   absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
   if (!reads.ok()) return reads.status();
@@ -248,10 +259,14 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   }
   // The LM head stays; an untied input embedding is read one row per token
   // (what lets Persimmon-8B run at half its size).
-  const int64_t resident = b.resident_bytes(ctx.context_tokens()) - b.untied_input_embedding_bytes;
-  absl::StatusOr<int64_t> budget =
-      CacheBudget(ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-                  "LM head, attention, KV cache, predictors and runtime buffers");
+  // Attention's weights on flash leave the resident set but for its two buffers.
+  const bool streamed = s.attention_reads.bytes_per_layer > 0;
+  const int64_t resident = b.resident_bytes(ctx.context_tokens()) - b.untied_input_embedding_bytes +
+                           (streamed ? s.attention_reads.buffer_bytes() - b.attention_bytes : 0);
+  absl::StatusOr<int64_t> budget = CacheBudget(
+      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+      streamed ? "LM head, two layers of attention, KV cache, predictors and runtime buffers"
+               : "LM head, attention, KV cache, predictors and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronCacheOptions co;
   co.key_space = static_cast<uint32_t>(m.neurons_per_layer());
@@ -285,7 +300,10 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
     caches.push_back(*std::move(cache));
   }
   return std::unique_ptr<Strategy>(
-      new LlmFlash(ctx, s, *reads, std::move(caches), {resident, allocated}));
+      new LlmFlash(ctx, s, *reads, std::move(caches),
+                   {.resident_bytes = resident,
+                    .cache_bytes = allocated,
+                    .read_buffer_bytes = s.attention_reads.buffer_bytes()}));
 }
 
 }  // namespace sparseflash

@@ -216,15 +216,10 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   s.cache.hot_share = opt.Double("hot_share", 0.5, 0, 1);
   s.cache.cold_policy = ReadPolicy(opt, ctx, "lru");
   s.predictor = ReadPredictorOptions(opt, ctx);
-  const std::string attention = opt.String("attention", "dram");
+  absl::StatusOr<LayerReads> attention = ReadAttentionPlacement(opt, m, b, "powerinfer2");
   if (absl::Status st = opt.Check("powerinfer2"); !st.ok()) return st;
-  if (attention != "dram" && attention != "flash") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "powerinfer2: attention=", attention,
-        " is not one of dram, flash (where attention's "
-        "weights live: pinned in DRAM, or read from flash one layer ahead of their use)"));
-  }
-  for (const absl::Status& st : {layout.status(), pipeline.status(), warm.status()}) {
+  for (const absl::Status& st :
+       {layout.status(), pipeline.status(), warm.status(), attention.status()}) {
     if (!st.ok()) return st;
   }
   if (s.npu && !ctx.npu_present) {
@@ -235,19 +230,14 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   s.cache.warm = *warm;
   absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
   if (!reads.ok()) return reads.status();
-  int64_t resident = b.resident_bytes(ctx.context_tokens());
-  if (attention == "flash") {
-    // Attention's weights leave the resident set: each layer's are read in file
-    // order (512 KiB requests) while the layer before computes, into one of two
-    // buffers (the layer computed and the one read ahead).
-    s.attention_reads = {.bytes_per_layer = b.attention_bytes / m.layers,
-                         .request_bytes = 512 * 1024,
-                         .lookahead_layers = 1};
-    resident += s.attention_reads.buffer_bytes() - b.attention_bytes;
-  }
+  // Attention's weights on flash leave the resident set but for its two buffers.
+  s.attention_reads = *attention;
+  const bool streamed = s.attention_reads.bytes_per_layer > 0;
+  const int64_t resident = b.resident_bytes(ctx.context_tokens()) +
+                           (streamed ? s.attention_reads.buffer_bytes() - b.attention_bytes : 0);
   absl::StatusOr<int64_t> budget = CacheBudget(
       ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-      attention == "flash"
+      streamed
           ? "embeddings, two layers of attention, KV cache, predictors, scales and runtime buffers"
           : "non-FFN weights, KV cache, predictors, scales and runtime buffers");
   if (!budget.ok()) return budget.status();

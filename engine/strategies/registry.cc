@@ -44,6 +44,22 @@ PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyCo
   return p;
 }
 
+absl::StatusOr<LayerReads> ReadAttentionPlacement(StrategyOptions& options, const ModelSpec& model,
+                                                  const ModelBytes& bytes,
+                                                  const std::string& strategy) {
+  const std::string where = options.String("attention", "dram");
+  if (where == "dram") return LayerReads{};
+  if (where != "flash") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        strategy, ": attention=", where,
+        " is not one of dram, flash (where attention's weights live: pinned in DRAM, or read "
+        "from flash one layer ahead of their use)"));
+  }
+  return LayerReads{.bytes_per_layer = bytes.attention_bytes / model.layers,
+                    .request_bytes = 512 * 1024,
+                    .lookahead_layers = 1};
+}
+
 std::vector<std::string> StrategyNames() {
   std::vector<std::string> names;
   for (const Registration& r : kStrategies) names.push_back(r.name);

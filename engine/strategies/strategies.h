@@ -5,6 +5,8 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
+#include "engine/layer_costs.h"
+#include "engine/model_bytes.h"
 #include "engine/predictor.h"
 #include "engine/strategy.h"
 
@@ -18,6 +20,14 @@ int ReadThreads(StrategyOptions& options, const StrategyContext& context, int fa
 std::string ReadPolicy(StrategyOptions& options, const StrategyContext& context,
                        const std::string& fallback);
 PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyContext& context);
+// "attention": where attention's weights live, "dram" (pinned; the default) or
+// "flash": each layer's read in file order in 512 KiB requests while the layer
+// before computes, into one of two buffers (what lets a budget below the
+// resident set fit). The reads for flash, none for dram; an error names the
+// strategy and the values.
+absl::StatusOr<LayerReads> ReadAttentionPlacement(StrategyOptions& options, const ModelSpec& model,
+                                                  const ModelBytes& bytes,
+                                                  const std::string& strategy);
 
 absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& options,
                                                           const StrategyContext& context);
