@@ -80,6 +80,18 @@ DeviceProfile CurveDevice(std::initializer_list<std::tuple<int64_t, int, bool, d
   return d;
 }
 
+// (tag, finish time in ns) of `reads`, submitted at once to `device`, in completion order.
+std::vector<std::pair<uint64_t, int64_t>> FinishTimes(const DeviceProfile& device,
+                                                      const std::vector<FlashRead>& reads) {
+  EventQueue q;
+  SimFlashDevice flash(&q, device, "");
+  Recorder r(&q);
+  flash.SetSink(&r);
+  for (const FlashRead& read : reads) flash.Submit(read);
+  q.Run();
+  return r.done;
+}
+
 // One large sequential stream (one read in flight) beside many small random
 // reads: each size keeps its own curve at its share of the queue, so the large
 // reads are not served as if they queued behind 31 reads of their own size;
@@ -89,24 +101,19 @@ TEST(SimFlashMix, EachRequestSizeKeepsItsOwnCurveUnderTheDevicesCeilings) {
                                        {4096, 32, false, 400},
                                        {1000000, 1, true, 1000},
                                        {1000000, 32, true, 1200}});
-  EventQueue q;
-  SimFlashDevice flash(&q, d, "");
-  Recorder r(&q);
-  flash.SetSink(&r);
   FlashRead large = Read(1, 1000000, 4, 1);
   large.sequential = true;
-  flash.Submit(large);
-  flash.Submit(Read(2, 4096, 100000, 32));
-  q.Run();
-  ASSERT_EQ(r.done.size(), 2u);
-  ASSERT_EQ(r.done[0].first, 1u);
+  const std::vector<std::pair<uint64_t, int64_t>> done =
+      FinishTimes(d, {large, Read(2, 4096, 100000, 32)});
+  ASSERT_EQ(done.size(), 2u);
+  ASSERT_EQ(done[0].first, 1u);
   // Depth 1 of 32 slots: 1000 MB/s; the small reads at depth 31: 40 + 360 x 30/31
   // MB/s; both scaled down to 1200 MB/s together.
   const double small_mb_s = 40 + 360.0 * 30 / 31;
   const double large_mb_s = 1000 * 1200 / (1000 + small_mb_s);
-  EXPECT_NEAR(r.done[0].second, 4e6 / large_mb_s * 1e3, 2);
+  EXPECT_NEAR(done[0].second, 4e6 / large_mb_s * 1e3, 2);
   // Shared by requests at the combined depth it would get 1200/33 MB/s: 110 ms.
-  EXPECT_LT(r.done[0].second, 5000000);
+  EXPECT_LT(done[0].second, 5000000);
 }
 
 // Two small sizes at 16 reads in flight each: together they would issue more
@@ -117,18 +124,13 @@ TEST(SimFlashMix, MixedSizesStayUnderTheDevicesReadsPerSecond) {
                                        {4096, 32, false, 400},
                                        {8192, 16, false, 600},
                                        {8192, 32, false, 800}});
-  EventQueue q;
-  SimFlashDevice flash(&q, d, "");
-  Recorder r(&q);
-  flash.SetSink(&r);
-  flash.Submit(Read(1, 4096, 1000, 16));
-  flash.Submit(Read(2, 8192, 1000, 16));
-  q.Run();
-  ASSERT_EQ(r.done.size(), 2u);
+  const std::vector<std::pair<uint64_t, int64_t>> done =
+      FinishTimes(d, {Read(1, 4096, 1000, 16), Read(2, 8192, 1000, 16)});
+  ASSERT_EQ(done.size(), 2u);
   const double reads_per_s = 400e6 / 4096;  // the ceiling; each size gets half
   const double expected_ns = 1000 / (reads_per_s / 2) * 1e9;
-  EXPECT_NEAR(r.done[0].second, expected_ns, 2);
-  EXPECT_NEAR(r.done[1].second, expected_ns, 2);
+  EXPECT_NEAR(done[0].second, expected_ns, 2);
+  EXPECT_NEAR(done[1].second, expected_ns, 2);
 }
 
 TEST(SimFlashSubmit, EachBatchWaitsForTheHandOffFirst) {

@@ -117,6 +117,22 @@ class CgroupReplay : public ::testing::Test {
             "16",
             "--json"};
   }
+  // Runs `args` (a --json replay) as a child in a fresh cgroup limited to
+  // `limit` and checks that it finished, was not killed and stayed under the
+  // limit; *out gets its JSON. Skips the test where no cgroup can be made.
+  void FinishUnderLimit(const std::vector<std::string>& args, int64_t limit, nlohmann::json* out) {
+    absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(limit);
+    if (!group.ok()) GTEST_SKIP() << group.status();
+    const Outcome o = RunIn(**group, args, dir_);
+    if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
+    ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;
+    EXPECT_EQ((*group)->OomKills(), 0);
+    const int64_t peak = (*group)->PeakBytes();
+    if (peak >= 0) {
+      EXPECT_LE(peak, limit);
+    }
+    *out = nlohmann::json::parse(o.out);
+  }
   std::string dir_, model_, weights_;
 };
 
@@ -143,17 +159,9 @@ class ReplayInACgroup : public CgroupReplay, public ::testing::WithParamInterfac
 
 TEST_P(ReplayInACgroup, FinishesUnderALimitEqualToItsBudget) {
   constexpr int64_t kBudget = 64'000'000;
-  absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
-  if (!group.ok()) GTEST_SKIP() << group.status();
-  const Outcome o = RunIn(**group, Replay(GetParam(), kBudget / 1'000'000), dir_);
-  if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
-  ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;
-  EXPECT_EQ((*group)->OomKills(), 0);
-  const int64_t peak = (*group)->PeakBytes();
-  if (peak >= 0) {
-    EXPECT_LE(peak, kBudget);
-  }
-  const nlohmann::json j = nlohmann::json::parse(o.out);
+  nlohmann::json j;
+  FinishUnderLimit(Replay(GetParam(), kBudget / 1'000'000), kBudget, &j);
+  if (IsSkipped() || HasFatalFailure()) return;
   EXPECT_GT(j["process_bytes"].get<int64_t>(), 0);
   EXPECT_LE(j["peak_rss_bytes"].get<int64_t>(), kBudget);
   EXPECT_GT(j["engine_read_bytes"].get<int64_t>(), 0) << "the model was not offloaded";
@@ -175,19 +183,11 @@ TEST_P(ReplayInACgroup, IsKilledUnderALimitBelowWhatItNeeds) {
 // limit equal to its budget while reading every layer's attention every token.
 TEST_P(ReplayInACgroup, AttentionFromFlashIsReadEveryTokenWithinTheLimit) {
   constexpr int64_t kBudget = 64'000'000;
-  absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
-  if (!group.ok()) GTEST_SKIP() << group.status();
   std::vector<std::string> args = Replay(GetParam(), kBudget / 1'000'000);
   args.insert(args.end(), {"--option", "attention=flash"});
-  const Outcome o = RunIn(**group, args, dir_);
-  if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
-  ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;
-  EXPECT_EQ((*group)->OomKills(), 0);
-  const int64_t peak = (*group)->PeakBytes();
-  if (peak >= 0) {
-    EXPECT_LE(peak, kBudget);
-  }
-  const nlohmann::json j = nlohmann::json::parse(o.out);
+  nlohmann::json j;
+  FinishUnderLimit(args, kBudget, &j);
+  if (IsSkipped() || HasFatalFailure()) return;
   EXPECT_EQ(j["options"]["attention"], "flash");
   const ModelSpec model = *LoadModel(model_);
   const int64_t attention = ComputeModelBytes(model).attention_bytes;
