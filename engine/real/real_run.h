@@ -29,10 +29,10 @@ namespace sparseflash {
 // strategies with large batches add those: llamacpp on a 7B model has two
 // batches of about 68 MB in flight. Buffers a strategy plans for
 // (MemoryPlan::read_buffer_bytes: layers streamed from flash) are in the budget
-// instead: the resident weights are allocated without them. The setup before it (PrepareRun: the trace
-// reader, the offline profile, the cache index) is extra and scales with the
-// neuron count: for TurboSparse-Mistral-7B the whole process peaked at the
-// budget + 42-145 MB.
+// instead: the resident weights are allocated without them. The setup before
+// it (PrepareRun: the trace reader, the offline profile, the cache index) is
+// extra and scales with the neuron count: for TurboSparse-Mistral-7B the whole
+// process peaked at the budget + 42-145 MB.
 inline constexpr int64_t kRealRunOverheadBytes = int64_t{32} << 20;
 
 // The kernel's bundles for `model`'s weight format, which real runs compute

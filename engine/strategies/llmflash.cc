@@ -259,14 +259,14 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   }
   // The LM head stays; an untied input embedding is read one row per token
   // (what lets Persimmon-8B run at half its size).
-  // Attention's weights on flash leave the resident set but for its two buffers.
-  const bool streamed = s.attention_reads.bytes_per_layer > 0;
-  const int64_t resident = b.resident_bytes(ctx.context_tokens()) - b.untied_input_embedding_bytes +
-                           (streamed ? s.attention_reads.buffer_bytes() - b.attention_bytes : 0);
-  absl::StatusOr<int64_t> budget = CacheBudget(
-      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-      streamed ? "LM head, two layers of attention, KV cache, predictors and runtime buffers"
-               : "LM head, attention, KV cache, predictors and runtime buffers");
+  const int64_t resident =
+      ResidentWithAttention(b.resident_bytes(ctx.context_tokens()) - b.untied_input_embedding_bytes,
+                            s.attention_reads, b);
+  absl::StatusOr<int64_t> budget =
+      CacheBudget(ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+                  s.attention_reads.bytes_per_layer > 0
+                      ? "LM head, two layers of attention, KV cache, predictors and runtime buffers"
+                      : "LM head, attention, KV cache, predictors and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronCacheOptions co;
   co.key_space = static_cast<uint32_t>(m.neurons_per_layer());

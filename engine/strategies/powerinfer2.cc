@@ -230,14 +230,12 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   s.cache.warm = *warm;
   absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
   if (!reads.ok()) return reads.status();
-  // Attention's weights on flash leave the resident set but for its two buffers.
   s.attention_reads = *attention;
-  const bool streamed = s.attention_reads.bytes_per_layer > 0;
-  const int64_t resident = b.resident_bytes(ctx.context_tokens()) +
-                           (streamed ? s.attention_reads.buffer_bytes() - b.attention_bytes : 0);
+  const int64_t resident =
+      ResidentWithAttention(b.resident_bytes(ctx.context_tokens()), s.attention_reads, b);
   absl::StatusOr<int64_t> budget = CacheBudget(
       ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-      streamed
+      s.attention_reads.bytes_per_layer > 0
           ? "embeddings, two layers of attention, KV cache, predictors, scales and runtime buffers"
           : "non-FFN weights, KV cache, predictors, scales and runtime buffers");
   if (!budget.ok()) return budget.status();

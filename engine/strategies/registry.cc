@@ -60,6 +60,12 @@ absl::StatusOr<LayerReads> ReadAttentionPlacement(StrategyOptions& options, cons
                     .lookahead_layers = 1};
 }
 
+int64_t ResidentWithAttention(int64_t resident, const LayerReads& attention_reads,
+                              const ModelBytes& bytes) {
+  if (attention_reads.bytes_per_layer <= 0) return resident;
+  return resident - bytes.attention_bytes + attention_reads.buffer_bytes();
+}
+
 std::vector<std::string> StrategyNames() {
   std::vector<std::string> names;
   for (const Registration& r : kStrategies) names.push_back(r.name);

@@ -28,6 +28,10 @@ PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyCo
 absl::StatusOr<LayerReads> ReadAttentionPlacement(StrategyOptions& options, const ModelSpec& model,
                                                   const ModelBytes& bytes,
                                                   const std::string& strategy);
+// `resident` (which counts all of attention's weights) with attention read as
+// `attention_reads` says: only its buffers stay.
+int64_t ResidentWithAttention(int64_t resident, const LayerReads& attention_reads,
+                              const ModelBytes& bytes);
 
 absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& options,
                                                           const StrategyContext& context);
