@@ -34,6 +34,7 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   out.flash.submit_overhead_ns = f.submit_overhead_us() * 1e3;
   out.flash.resubmit_gap_ns = f.resubmit_gap_us() * 1e3;
   out.flash.read_ahead_kb = f.read_ahead_kb() == 0 ? kDefaultReadAheadKb : f.read_ahead_kb();
+  out.flash.max_request_kb = f.max_request_kb() == 0 ? kDefaultMaxRequestKb : f.max_request_kb();
   out.flash.source = f.source();
   out.flash.active_w = f.active_w();
   out.base_w = d.base_w();
@@ -86,6 +87,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
   f->set_submit_overhead_us(d.flash.submit_overhead_ns / 1e3);
   f->set_resubmit_gap_us(d.flash.resubmit_gap_ns / 1e3);
   f->set_read_ahead_kb(d.flash.read_ahead_kb);
+  f->set_max_request_kb(d.flash.max_request_kb);
   f->set_source(d.flash.source);
   f->set_active_w(d.flash.active_w);
   out.set_base_w(d.base_w);

@@ -1,5 +1,7 @@
 #include "devices/device_catalog.h"
 
+#include <string>
+
 #include "gtest/gtest.h"
 
 namespace sparseflash {
@@ -40,19 +42,26 @@ TEST(DeviceCatalog, BadProfileNamesField) {
   EXPECT_NE(d.status().message().find("flash.points[0].throughput_mb_s"), std::string::npos);
 }
 
-TEST(DeviceCatalog, ReadAheadDefaultsToLinuxAndRoundTrips) {
-  DeviceProfile d = *BuiltinDevices().Find("m1max");
-  EXPECT_EQ(d.flash.read_ahead_kb, kDefaultReadAheadKb) << "not stated: Linux's 128 KiB";
-  d.flash.read_ahead_kb = 8192;
-  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
-  ASSERT_TRUE(back.ok()) << back.status();
-  EXPECT_EQ(back->flash.read_ahead_kb, 8192);
-  for (int bad : {-4, 6, 2 << 20}) {
-    d.flash.read_ahead_kb = bad;
-    absl::StatusOr<DeviceProfile> r = ParseDeviceProfile(DeviceProfileToText(d), "ra.textproto");
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("flash.read_ahead_kb"), std::string::npos);
-    EXPECT_NE(r.status().message().find("ra.textproto"), std::string::npos);
+TEST(DeviceCatalog, ReadAheadAndLargestRequestDefaultToLinuxAndRoundTrip) {
+  const DeviceProfile m1 = *BuiltinDevices().Find("m1max");
+  EXPECT_EQ(m1.flash.read_ahead_kb, kDefaultReadAheadKb) << "not stated: Linux's 128 KiB";
+  EXPECT_EQ(m1.flash.max_request_kb, kDefaultMaxRequestKb) << "not stated: Linux's 1280 KiB";
+  for (const char* field : {"flash.read_ahead_kb", "flash.max_request_kb"}) {
+    DeviceProfile d = m1;
+    int& kb = std::string(field) == "flash.read_ahead_kb" ? d.flash.read_ahead_kb
+                                                          : d.flash.max_request_kb;
+    kb = 8192;
+    absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+    ASSERT_TRUE(back.ok()) << back.status();
+    EXPECT_EQ(back->flash.read_ahead_kb, d.flash.read_ahead_kb);
+    EXPECT_EQ(back->flash.max_request_kb, d.flash.max_request_kb);
+    for (int bad : {-4, 6, 2 << 20}) {
+      kb = bad;
+      absl::StatusOr<DeviceProfile> r = ParseDeviceProfile(DeviceProfileToText(d), "ra.textproto");
+      ASSERT_FALSE(r.ok()) << field << " " << bad;
+      EXPECT_NE(r.status().message().find(field), std::string::npos) << r.status();
+      EXPECT_NE(r.status().message().find("ra.textproto"), std::string::npos);
+    }
   }
 }
 

@@ -136,6 +136,10 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
   if (flash.read_ahead_kb < 4 || flash.read_ahead_kb > (1 << 20) || flash.read_ahead_kb % 4 != 0) {
     return Bad(origin, "flash.read_ahead_kb", "must be a multiple of 4 in [4, 1048576] KiB");
   }
+  if (flash.max_request_kb < 4 || flash.max_request_kb > (1 << 20) ||
+      flash.max_request_kb % 4 != 0) {
+    return Bad(origin, "flash.max_request_kb", "must be a multiple of 4 in [4, 1048576] KiB");
+  }
   if (cores.empty()) return Bad(origin, "cores", "needs at least one core class");
   if (cores.size() > 64) return Bad(origin, "cores", "at most 64 core classes");
   for (size_t i = 0; i < cores.size(); ++i) {

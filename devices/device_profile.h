@@ -14,6 +14,8 @@ namespace sparseflash {
 
 // Linux's default read-ahead window (VM_READAHEAD_PAGES), KiB.
 inline constexpr int kDefaultReadAheadKb = 128;
+// Linux's default largest request (BLK_DEF_MAX_SECTORS: 2560 sectors), KiB.
+inline constexpr int kDefaultMaxRequestKb = 1280;
 
 struct FlashPoint {
   int64_t request_bytes = 0;
@@ -34,7 +36,8 @@ struct FlashSpec {
   double active_w = 0;            // storage power while reads are in flight (W)
   double submit_overhead_ns = 0;  // per batch of reads, beyond the throughput points
   double resubmit_gap_ns = 0;     // per read after the first k of a batch limited to k in flight
-  int read_ahead_kb = kDefaultReadAheadKb;  // the kernel's read-ahead window (device.proto)
+  int read_ahead_kb = kDefaultReadAheadKb;    // the kernel's read-ahead window (device.proto)
+  int max_request_kb = kDefaultMaxRequestKb;  // the kernel's largest request (device.proto)
   std::string source;
 };
 

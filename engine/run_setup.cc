@@ -35,7 +35,8 @@ class Sources {
   explicit Sources(const RunSetupConfig& c) : c_(c) {}
   absl::StatusOr<std::unique_ptr<TokenSource>> Run() const {
     if (c_.trace_path.empty() && c_.generated) return MakeMemorySource(c_.generated, c_.tokens);
-    if (c_.trace_path.empty()) return MakeGeneratorSource(c_.model, c_.seed, c_.tokens, c_.generator_threads);
+    if (c_.trace_path.empty())
+      return MakeGeneratorSource(c_.model, c_.seed, c_.tokens, c_.generator_threads);
     return OpenTraceSource(c_.trace_path);
   }
   // The offline profile, from a source disjoint from the run's tokens unless
@@ -156,6 +157,7 @@ absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
   ctx.npu_cpu_rate_ratio = c.npu_cpu_rate_ratio;
   ctx.page_cache = c.page_cache;
   ctx.read_ahead_kb = c.read_ahead_kb;
+  ctx.max_request_kb = c.max_request_kb;
   ctx.profile = setup.profile.get();
   ctx.oracle = setup.oracle.get();
   ctx.seed = c.seed;

@@ -47,6 +47,7 @@ struct RunSetupConfig {
   double npu_cpu_rate_ratio = 1;   // see StrategyContext
   std::string page_cache = "lru";  // the device's page cache (llamacpp)
   int read_ahead_kb = 128;         // the device's kernel read-ahead window, KiB (llamacpp)
+  int max_request_kb = 1280;       // the device's largest kernel request, KiB (llamacpp)
   // Where the offline activation profile (hot neurons) comes from, disjoint from
   // the evaluated tokens unless asked: "generator" (default: the model's
   // generator profile, its long-run activation probabilities), "oracle" (the

@@ -43,6 +43,7 @@ struct StrategyContext {
   double npu_cpu_rate_ratio = 1;
   std::string page_cache = "lru";              // the device's page cache ("lru" or "mglru")
   int read_ahead_kb = 128;                     // the device's kernel read-ahead window, KiB
+  int max_request_kb = 1280;                   // the device's largest kernel request, KiB
   const ActivationProfile* profile = nullptr;  // offline activation profile
   const AccessOracle* oracle = nullptr;        // future accesses (Belady only)
   uint64_t seed = 1;
@@ -116,6 +117,7 @@ struct StrategySettings {
   bool npu_present = true;
   std::string page_cache = "lru";
   int read_ahead_kb = 128;
+  int max_request_kb = 1280;
 };
 absl::StatusOr<std::map<std::string, std::string>> ResolveStrategyOptions(
     const std::string& name, const StrategySettings& settings, const ModelSpec& model);

@@ -43,6 +43,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .npu_cpu_rate_ratio = c.device.NpuCpuRateRatio(),
           .page_cache = c.device.dram.page_cache,
           .read_ahead_kb = c.device.flash.read_ahead_kb,
+          .max_request_kb = c.device.flash.max_request_kb,
           .profile = c.profile};
 }
 

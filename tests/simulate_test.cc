@@ -227,6 +227,50 @@ TEST(Simulate, LlamaCppReadsAheadWhileItComputes) {
   EXPECT_LT(latency(1, 1000, 2048), io_alone) << "4 MiB windows read faster than 256 KiB";
 }
 
+// The kernel sends a read-ahead window as requests of at most the device's
+// largest request, all in flight, with the next window's behind them. On a
+// device whose throughput grows with the reads in flight, 1 MiB requests read
+// a 16 MiB window many times faster than one 16 MiB request; on one whose
+// throughput does not, the split changes nothing.
+TEST(Simulate, LlamaCppSendsAWindowAsTheDevicesLargestRequests) {
+  auto latency = [](double deep_mb_s, int max_request_kb) {
+    SimulationConfig c = Config("llamacpp", "bamboo-7b", "oneplus12");
+    c.ffn_resident = 0.3;
+    c.threads = 1;
+    c.options = {"page_cache=lru"};
+    c.device.flash.read_ahead_kb = 8192;  // windows of 16 MiB (POSIX_FADV_SEQUENTIAL)
+    c.device.flash.max_request_kb = max_request_kb;
+    c.device.flash.points.clear();
+    for (bool sequential : {false, true}) {
+      c.device.flash.points.push_back({.request_bytes = 1 << 20,
+                                       .queue_depth = 1,
+                                       .sequential = sequential,
+                                       .throughput_bytes_per_s = 100e6});
+      c.device.flash.points.push_back({.request_bytes = 1 << 20,
+                                       .queue_depth = 64,
+                                       .sequential = sequential,
+                                       .throughput_bytes_per_s = deep_mb_s * 1e6});
+    }
+    for (CoreClassSpec& k : c.device.cores) k.gemv_bytes_per_s *= 1000;  // I/O alone
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return 0.0;
+    EXPECT_EQ(r->options.at("max_request_kb"), absl::StrCat(max_request_kb));
+    return Summarize(r->record).latency_ms_mean;
+  };
+  const double whole = latency(6400, 16384), split = latency(6400, 1024);
+  ASSERT_GT(split, 0);
+  EXPECT_GT(whole, 8 * split) << "16 requests and the next window's 16 in flight, not 1";
+  const double flat_whole = latency(100, 16384), flat_split = latency(100, 1024);
+  EXPECT_NEAR(flat_split, flat_whole, 0.1 * flat_whole) << "no gain where depth gains nothing";
+
+  SimulationConfig bad = Config("llamacpp");
+  bad.options = {"max_request_kb=6"};
+  absl::StatusOr<SimulationResult> r = Simulate(bad);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("max_request_kb"), std::string::npos) << r.status();
+}
+
 // Events further apart than the progress interval (a very slow device) must not
 // stall the run.
 TEST(Simulate, SlowFlashStillFinishes) {

@@ -63,7 +63,8 @@ RunConfig MakeRunConfig(const SimulationConfig& c) {
                          .cpu_cores = c.device.total_cores(),
                          .npu_present = c.device.npu.present,
                          .page_cache = c.device.dram.page_cache,
-                         .read_ahead_kb = c.device.flash.read_ahead_kb};
+                         .read_ahead_kb = c.device.flash.read_ahead_kb,
+                         .max_request_kb = c.device.flash.max_request_kb};
   StrategySettings defaults = given;
   defaults.options.clear();
   defaults.policy.clear();

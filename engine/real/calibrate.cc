@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <thread>
 #include <tuple>
@@ -263,23 +264,67 @@ absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t fil
   return std::max(0.0, (wall_ns - 1e6 * static_cast<double>(ticks_after - ticks_before)) / count);
 }
 
+// The kernel's read-ahead of an mmap'ed file that llama.cpp advises
+// POSIX_FADV_SEQUENTIAL: windows of twice the device's read-ahead, each sent as
+// requests of at most the device's largest request, all in flight together,
+// and the next window's while the reader waits for one (what llamacpp plans).
+// Measured as sequential reads of that size, one window and two windows in
+// flight.
+absl::StatusOr<std::vector<FlashPoint>> MeasureReadAhead(
+    const std::string& path, int64_t file_bytes, const FlashSpec& flash, double seconds,
+    const std::string& date, std::string* notice,
+    const std::function<void(const std::string&)>& say) {
+  const int64_t window = int64_t{2} * flash.read_ahead_kb * 1024;
+  const int64_t request = std::min<int64_t>(window, int64_t{flash.max_request_kb} * 1024);
+  const int per_window = static_cast<int>((window + request - 1) / request);
+  std::vector<FlashPoint> points;
+  for (int depth : {per_window, 2 * per_window}) {
+    int reads = 0;
+    absl::StatusOr<double> tp =
+        MeasureReads(path, file_bytes, request, depth, true, seconds, notice, &reads);
+    if (!tp.ok()) return tp.status();
+    points.push_back({.request_bytes = request,
+                      .queue_depth = depth,
+                      .sequential = true,
+                      .throughput_bytes_per_s = *tp,
+                      .source = absl::StrCat("measured ", date, ": read-ahead windows of ",
+                                             window >> 10, " KiB in flight")});
+    say(absl::StrFormat("read-ahead: sequential %d KiB at depth %d: %.1f MB/s", request >> 10,
+                        depth, *tp / 1e6));
+  }
+  return points;
+}
+
 }  // namespace
 
-// The kernel's read-ahead window of the block device holding `path`, KiB: the
-// device's queue/read_ahead_kb (a partition's is its disk's), else its
-// backing device's; 0 where neither is readable (a virtual file system).
-int BlockDeviceReadAheadKb(const std::string& path) {
+namespace {
+
+// One KiB value of the block device holding `path`: its queue/`attribute` (a
+// partition's is its disk's), else (`bdi`) its backing device's; 0 where none
+// is readable (a virtual file system).
+int BlockQueueKb(const std::string& path, const std::string& attribute, bool bdi) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) return 0;
   const std::string dev = absl::StrFormat("%u:%u", major(st.st_dev), minor(st.st_dev));
-  for (const std::string& file : {absl::StrCat("/sys/dev/block/", dev, "/queue/read_ahead_kb"),
-                                  absl::StrCat("/sys/dev/block/", dev, "/../queue/read_ahead_kb"),
-                                  absl::StrCat("/sys/class/bdi/", dev, "/read_ahead_kb")}) {
+  std::vector<std::string> files = {absl::StrCat("/sys/dev/block/", dev, "/queue/", attribute),
+                                    absl::StrCat("/sys/dev/block/", dev, "/../queue/", attribute)};
+  if (bdi) files.push_back(absl::StrCat("/sys/class/bdi/", dev, "/", attribute));
+  for (const std::string& file : files) {
     std::ifstream in(file);
     int kb = 0;
     if (in >> kb && kb >= 4 && kb <= (1 << 20)) return kb - kb % 4;
   }
   return 0;
+}
+
+}  // namespace
+
+int BlockDeviceReadAheadKb(const std::string& path) {
+  return BlockQueueKb(path, "read_ahead_kb", /*bdi=*/true);
+}
+
+int BlockDeviceMaxRequestKb(const std::string& path) {
+  return BlockQueueKb(path, "max_sectors_kb", /*bdi=*/false);
 }
 
 absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
@@ -371,10 +416,11 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice, &seq_reads);
   if (!seq.ok()) return seq.status();
   d.flash.points.push_back({.request_bytes = 1 << 20,
+                            .queue_depth = 8,
                             .sequential = true,
                             .throughput_bytes_per_s = *seq,
                             .source = absl::StrCat("measured ", date)});
-  say(absl::StrFormat("sequential 1 MiB: %.1f MB/s", *seq / 1e6));
+  say(absl::StrFormat("sequential 1 MiB at depth 8: %.1f MB/s", *seq / 1e6));
   if (const int ra = BlockDeviceReadAheadKb(path); ra > 0) {
     d.flash.read_ahead_kb = ra;
     say(absl::StrFormat("kernel read-ahead %d KiB", ra));
@@ -382,6 +428,17 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
     say(absl::StrFormat("kernel read-ahead not readable for %s: the Linux default %d KiB",
                         o.scratch_dir, kDefaultReadAheadKb));
   }
+  if (const int mr = BlockDeviceMaxRequestKb(path); mr > 0) {
+    d.flash.max_request_kb = mr;
+    say(absl::StrFormat("kernel's largest request %d KiB", mr));
+  } else {
+    say(absl::StrFormat("kernel's largest request not readable for %s: the Linux default %d KiB",
+                        o.scratch_dir, kDefaultMaxRequestKb));
+  }
+  absl::StatusOr<std::vector<FlashPoint>> read_ahead =
+      MeasureReadAhead(path, file_bytes, d.flash, seconds * 2, date, &notice, say);
+  if (!read_ahead.ok()) return read_ahead.status();
+  d.flash.points.insert(d.flash.points.end(), read_ahead->begin(), read_ahead->end());
   if (!notice.empty()) say(notice);
   FitMonotoneInDepth(d.flash.points);
 

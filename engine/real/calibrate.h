@@ -25,6 +25,10 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& options);
 // (its queue/read_ahead_kb; a partition's disk's; else its backing device's);
 // 0 where none is readable. What calibration writes as flash.read_ahead_kb.
 int BlockDeviceReadAheadKb(const std::string& path);
+// The largest request, KiB, the kernel sends the block device holding `path`
+// (its queue/max_sectors_kb; a partition's disk's); 0 where not readable. What
+// calibration writes as flash.max_request_kb.
+int BlockDeviceMaxRequestKb(const std::string& path);
 
 // A device's throughput does not fall when more reads are in flight, so for each
 // request size a measured dip in queue depth is noise: replaces the points of

@@ -119,22 +119,26 @@ TEST(Calibrate, FlashPointsAreMadeMonotoneInDepth) {
   EXPECT_TRUE(points[5].source.empty());
 }
 
-// The read-ahead calibration records is the one the kernel reports for the
-// device holding the file, where it reports one.
-TEST(Calibrate, ReadAheadIsTheBlockDevicesOwn) {
+// The read-ahead and the largest request calibration records are the ones the
+// kernel reports for the device holding the file, where it reports them.
+TEST(Calibrate, ReadAheadAndLargestRequestAreTheBlockDevicesOwn) {
   const std::string path = testing::TempDir();
   struct stat st;
   ASSERT_EQ(::stat(path.c_str(), &st), 0);
-  std::ifstream sys(absl::StrFormat("/sys/dev/block/%u:%u/queue/read_ahead_kb", major(st.st_dev),
-                                    minor(st.st_dev)));
-  const int kb = BlockDeviceReadAheadKb(path);
-  int expected = 0;
-  if (sys >> expected && expected >= 4) {
-    EXPECT_EQ(kb, expected - expected % 4);
-  } else {
-    EXPECT_TRUE(kb == 0 || (kb >= 4 && kb % 4 == 0)) << kb;
+  for (const char* attribute : {"read_ahead_kb", "max_sectors_kb"}) {
+    std::ifstream sys(absl::StrFormat("/sys/dev/block/%u:%u/queue/%s", major(st.st_dev),
+                                      minor(st.st_dev), attribute));
+    const int kb = std::string(attribute) == "read_ahead_kb" ? BlockDeviceReadAheadKb(path)
+                                                             : BlockDeviceMaxRequestKb(path);
+    int expected = 0;
+    if (sys >> expected && expected >= 4) {
+      EXPECT_EQ(kb, expected - expected % 4) << attribute;
+    } else {
+      EXPECT_TRUE(kb == 0 || (kb >= 4 && kb % 4 == 0)) << attribute << " " << kb;
+    }
   }
   EXPECT_EQ(BlockDeviceReadAheadKb("/nonexistent/file"), 0);
+  EXPECT_EQ(BlockDeviceMaxRequestKb("/nonexistent/file"), 0);
 }
 
 // A real run computes each model in its own weight format, and calibration

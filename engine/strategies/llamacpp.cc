@@ -10,8 +10,11 @@
 // faults on its part of each matrix: its first missing window is a blocking
 // read-around, after which the kernel's asynchronous read-ahead streams the
 // part's next windows while the thread computes (a thread reaching a window's
-// marker page starts the next read), so a thread waits only for the reads its
-// compute has caught up with. The faulting threads are the device's queue depth.
+// marker page starts the next read, so two windows are in flight), and a
+// thread waits only for the reads its compute has caught up with. The kernel
+// sends a window as requests of at most the device's largest request
+// (`max_request_kb`, /sys/block/DEV/queue/max_sectors_kb), all in flight
+// together: the device's queue holds the faulting threads' windows' requests.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -24,11 +27,13 @@ namespace {
 
 class LlamaCpp : public Strategy {
  public:
-  LlamaCpp(const StrategyContext& ctx, int threads, int64_t window,
+  LlamaCpp(const StrategyContext& ctx, int threads, int64_t window, int64_t max_request,
            std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
       : ctx_(ctx),
         threads_(threads),
         window_(window),
+        request_(std::min(window, max_request)),
+        requests_per_window_(static_cast<int32_t>((window + request_ - 1) / request_)),
         cache_(std::move(cache)),
         memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)) {
@@ -111,10 +116,11 @@ class LlamaCpp : public Strategy {
   }
 
   // One thread's part of a scan: `windows` windows of which `misses` are read,
-  // `bytes` of compute. The first read blocks the thread; the rest stream ahead
-  // of it (one in flight per thread), overlapped with the compute of all but
-  // the last window, which waits for the last read. The part starts at file
-  // offset `offset`.
+  // `bytes` of compute. The first window's read blocks the thread; the rest
+  // stream ahead of it (two windows in flight per thread: the one it waits for
+  // and the next), overlapped with the compute of all but the last window,
+  // which waits for the last read. A window is read as requests_per_window_
+  // requests of request_ bytes. The part starts at file offset `offset`.
   NodeId PlanThreadPart(ComputeKind kind, int64_t misses, int64_t windows, int64_t bytes,
                         int64_t offset, NodeId after, WorkPlan* plan) {
     const ComputeTask compute{
@@ -124,15 +130,16 @@ class LlamaCpp : public Strategy {
       all.bytes = bytes;
       return plan->Compute(all, {after});
     }
-    FlashRead read{.request_bytes = window_,
-                   .count = 1,
-                   .max_in_flight = 1,
+    FlashRead read{.request_bytes = request_,
+                   .count = requests_per_window_,
+                   .max_in_flight = requests_per_window_,
                    .sequential = true,
                    .range_bytes = FileBytes()};
     const NodeId first = plan->Read(read, {after});
     NodeId streamed = first;
     if (misses > 1) {
-      read.count = static_cast<int32_t>(misses - 1);
+      read.count = static_cast<int32_t>((misses - 1) * requests_per_window_);
+      read.max_in_flight = 2 * requests_per_window_;
       streamed = plan->Read(read, {first});
     }
     const int64_t last_bytes = bytes / std::max<int64_t>(1, windows);
@@ -147,6 +154,8 @@ class LlamaCpp : public Strategy {
   StrategyContext ctx_;
   int threads_;
   int64_t window_;
+  int64_t request_;              // the bytes of one request (at most the device's largest)
+  int32_t requests_per_window_;  // requests a window's read is split into
   std::unique_ptr<NeuronCache> cache_;
   MemoryPlan memory_;
   LayerCosts costs_;
@@ -164,6 +173,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   // (Linux sets the file's window to twice the device's) unless turned off.
   const int read_ahead_kb = opt.Int("read_ahead_kb", ctx.read_ahead_kb, 4, 1 << 20);
   const bool fadvise_sequential = opt.Bool("fadvise_sequential", true);
+  // The device's largest request: a larger window goes out as several.
+  const int max_request_kb = opt.Int("max_request_kb", ctx.max_request_kb, 4, 1 << 20);
   // Real runs only: map the weight file and let the kernel page it in
   // (RealRunOptions::page_faults); the plan, and so the simulation, is the same.
   (void)opt.Bool("mmap", false);
@@ -179,6 +190,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   }
   if (window < 4096 || window % 4096 != 0) {
     return absl::InvalidArgumentError("llamacpp: read_ahead_kb must be a multiple of 4");
+  }
+  if (max_request_kb % 4 != 0) {
+    return absl::InvalidArgumentError("llamacpp: max_request_kb must be a multiple of 4");
   }
   const int64_t anonymous = b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes;
   const int64_t file = b.model_bytes();
@@ -197,8 +211,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   co.oracle = ctx.oracle;
   absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
   if (!cache.ok()) return cache.status();
-  return std::unique_ptr<Strategy>(
-      new LlamaCpp(ctx, threads, window, *std::move(cache), {anonymous, cache_bytes}));
+  return std::unique_ptr<Strategy>(new LlamaCpp(ctx, threads, window,
+                                                int64_t{max_request_kb} * 1024, *std::move(cache),
+                                                {anonymous, cache_bytes}));
 }
 
 }  // namespace sparseflash

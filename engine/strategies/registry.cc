@@ -115,6 +115,7 @@ absl::StatusOr<std::map<std::string, std::string>> ResolveStrategyOptions(
   ctx.npu_present = settings.npu_present;
   ctx.page_cache = settings.page_cache;
   ctx.read_ahead_kb = settings.read_ahead_kb;
+  ctx.max_request_kb = settings.max_request_kb;
   const ActivationProfile profile = ActivationProfile::FromProbabilities(
       std::vector<float>(static_cast<size_t>(small.layers * small.neurons_per_layer()), 0.1f));
   ctx.profile = &profile;
