@@ -213,6 +213,10 @@ const std::vector<Case>& Cases() {
       {"device calibrate --scratch {d} --out {nodir}/p.textproto", {"no/such/folder"}},
       {"device calibrate --scratch {nodir} --out {d}/p.textproto --quick", {"no/such/folder"}},
       {"device calibrate --scratch {d}/garbage --out {d}/p.textproto --quick", {"garbage"}},
+      {"device calibrate --file {d}/garbage --out {d}/p.textproto --quick", {"garbage", "256 MiB"}},
+      {"device calibrate --file {nodir}/w.sfw --out {d}/p.textproto --quick", {"no/such/folder"}},
+      {"device calibrate --out {d}/p.textproto --quick", {"--scratch", "--file"}},
+      {"device calibrate --scratch {d} --file {d}/garbage --out {d}/p.textproto", {"one of"}},
       // simulate
       {"simulate --device nosuch --model turbosparse-mistral-7b --ffn-resident 0.5",
        {"nosuch", "known devices"}},

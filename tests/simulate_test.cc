@@ -271,6 +271,37 @@ TEST(Simulate, LlamaCppSendsAWindowAsTheDevicesLargestRequests) {
   EXPECT_NE(r.status().message().find("max_request_kb"), std::string::npos) << r.status();
 }
 
+// The file has one read-ahead stream: with one thread reading the whole file
+// each token, the next matrix's first window is requested while the matrix
+// before is read, so the device streams at two windows in flight from the
+// first window of a token to its last, and a token takes its bytes over that
+// rate, not a blocking one-window read per matrix on top.
+TEST(Simulate, LlamaCppReadAheadRunsOnAcrossMatrices) {
+  SimulationConfig c = Config("llamacpp", "bamboo-7b", "oneplus12");
+  c.ffn_resident = 0.3;
+  c.threads = 1;
+  c.options = {"page_cache=lru"};
+  c.device.flash.read_ahead_kb = 8192;  // windows of 16 MiB: 16 requests of 1 MiB
+  c.device.flash.max_request_kb = 1024;
+  c.device.flash.submit_overhead_ns = c.device.flash.resubmit_gap_ns = 0;
+  c.device.flash.points.clear();
+  for (bool sequential : {false, true}) {
+    for (auto [depth, mb_s] : {std::pair{16, 1600.0}, {32, 3200.0}, {64, 3200.0}}) {
+      c.device.flash.points.push_back({.request_bytes = 1 << 20,
+                                       .queue_depth = depth,
+                                       .sequential = sequential,
+                                       .throughput_bytes_per_s = mb_s * 1e6});
+    }
+  }
+  for (CoreClassSpec& k : c.device.cores) k.gemv_bytes_per_s *= 1000;  // I/O alone
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  const RunSummary s = Summarize(r->record);
+  const double streamed_ms = s.flash_bytes_per_token / 3200e6 * 1e3;
+  EXPECT_NEAR(s.latency_ms_mean, streamed_ms, 0.05 * streamed_ms)
+      << "a blocking first window per matrix at one window in flight would add about 25 %";
+}
+
 // Events further apart than the progress interval (a very slow device) must not
 // stall the run.
 TEST(Simulate, SlowFlashStillFinishes) {

@@ -4,10 +4,10 @@
 #include <fstream>
 #include <iostream>
 
-#include "common/atomic_file.h"
-#include "common/files.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "common/atomic_file.h"
+#include "common/files.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
 #include "engine/real/calibrate.h"
@@ -27,8 +27,8 @@ int RunList() {
   absl::PrintF("%-*s  %-*s  %5s  %10s  %s\n", nw, "name", fw, "flash", "cores", "app memory",
                "description");
   for (const DeviceProfile& d : BuiltinDevices().items()) {
-    absl::PrintF("%-*s  %-*s  %5d  %10s  %s\n", nw, d.name, fw, d.flash.interface,
-                 d.total_cores(), FormatBytes(d.dram.app_available_bytes), d.description);
+    absl::PrintF("%-*s  %-*s  %5d  %10s  %s\n", nw, d.name, fw, d.flash.interface, d.total_cores(),
+                 FormatBytes(d.dram.app_available_bytes), d.description);
   }
   return 0;
 }
@@ -40,13 +40,20 @@ int RunShow(const std::string& name) {
   return 0;
 }
 
-int RunCalibrate(const std::string& scratch, const std::string& out, bool quick, bool force) {
+int RunCalibrate(const std::string& scratch, const std::string& read_file, const std::string& out,
+                 bool quick, bool force) {
+  if (scratch.empty() == read_file.empty()) {
+    std::fprintf(stderr, "error: give one of --scratch DIR or --file FILE\n");
+    return 2;
+  }
   // The output is opened first, so a bad --out fails before minutes of measuring.
   absl::StatusOr<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(out, {.overwrite = force});
   if (!file.ok()) return ReportError(file.status());
-  CalibrateOptions o{.scratch_dir = scratch, .quick = quick, .progress = [](const std::string& s) {
-                       std::fprintf(stderr, "%s\n", s.c_str());
-                     }};
+  CalibrateOptions o{
+      .scratch_dir = scratch,
+      .read_file = read_file,
+      .quick = quick,
+      .progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); }};
   absl::StatusOr<DeviceProfile> d = CalibrateHost(o);
   if (!d.ok()) return ReportError(d.status());
   const std::string text = absl::StrCat("# Calibrated by sparseflash device calibrate",
@@ -71,19 +78,26 @@ void AddDeviceCommands(CLI::App& app, Dispatch& dispatch) {
   show->add_option("name", *name, "Catalog name or profile .textproto")->required();
   show->callback([&dispatch, name] { dispatch.action = [name] { return RunShow(*name); }; });
   struct CalibrateArgs {
-    std::string scratch, out;
+    std::string scratch, read_file, out;
     bool quick = false, force = false;
   };
   auto c = std::make_shared<CalibrateArgs>();
   CLI::App* cal = device->add_subcommand(
       "calibrate", "Measure this machine (flash by size and depth, DRAM, kernels) into a profile");
-  cal->add_option("--scratch", c->scratch, "Directory on the storage to measure (O_DIRECT)")
-      ->required();
+  cal->add_option("--scratch", c->scratch,
+                  "Directory on the storage to measure: a scratch file is written there, read "
+                  "(O_DIRECT) and removed");
+  cal->add_option("--file", c->read_file,
+                  "Or measure reads of this existing file (at least 256 MiB; only read), e.g. "
+                  "the weight file runs will read, where the storage caches what was read "
+                  "before (a virtual disk)");
   cal->add_option("--out", c->out, "Profile .textproto to write")->required();
   cal->add_flag("--quick", c->quick, "Fewer points and a 1 GiB scratch file (under 30 s)");
   cal->add_flag("--force", c->force, "Replace an existing profile");
   cal->callback([&dispatch, c] {
-    dispatch.action = [c] { return RunCalibrate(c->scratch, c->out, c->quick, c->force); };
+    dispatch.action = [c] {
+      return RunCalibrate(c->scratch, c->read_file, c->out, c->quick, c->force);
+    };
   });
 }
 

@@ -1,6 +1,7 @@
 #include "engine/real/calibrate.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -11,7 +12,6 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <map>
 #include <thread>
 #include <tuple>
@@ -264,35 +264,68 @@ absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t fil
   return std::max(0.0, (wall_ns - 1e6 * static_cast<double>(ticks_after - ticks_before)) / count);
 }
 
-// The kernel's read-ahead of an mmap'ed file that llama.cpp advises
-// POSIX_FADV_SEQUENTIAL: windows of twice the device's read-ahead, each sent as
-// requests of at most the device's largest request, all in flight together,
-// and the next window's while the reader waits for one (what llamacpp plans).
-// Measured as sequential reads of that size, one window and two windows in
-// flight.
-absl::StatusOr<std::vector<FlashPoint>> MeasureReadAhead(
-    const std::string& path, int64_t file_bytes, const FlashSpec& flash, double seconds,
-    const std::string& date, std::string* notice,
-    const std::function<void(const std::string&)>& say) {
+// Faults in `bytes` from `offset` of the file at `path` through a mapping advised
+// POSIX_FADV_SEQUENTIAL, as llama.cpp's threads fault in its weights, with the
+// file's pages dropped before and after: the kernel's read-ahead, bytes/s.
+// Fails when the kernel's count of bytes read shows the pages did not come
+// from the device (a file system that ignores the drop).
+absl::StatusOr<double> MeasureMappedReadAhead(const std::string& path, int64_t offset,
+                                              int64_t bytes) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return absl::UnavailableError(absl::StrCat(path, ": cannot open"));
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, offset);
+  if (map == MAP_FAILED) {
+    ::close(fd);
+    return absl::ResourceExhaustedError(absl::StrCat(path, ": cannot map ", bytes, " bytes"));
+  }
+  const int64_t read_before = ProcessStorageReadBytes();
+  const auto t0 = std::chrono::steady_clock::now();
+  const volatile uint8_t* page = static_cast<const uint8_t*>(map);
+  uint8_t sum = 0;
+  for (int64_t at = 0; at < bytes; at += 4096) sum += page[at];
+  const double seconds = Seconds(t0);
+  const int64_t read = ProcessStorageReadBytes() - read_before;
+  ::munmap(map, bytes);
+  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+  ::close(fd);
+  if (read_before >= 0 && read < bytes * 9 / 10) {
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, ": the kernel read ", read, " of ", bytes, " mapped bytes (", int{sum},
+                     "): the page cache kept the file, so its read-ahead cannot be measured"));
+  }
+  return static_cast<double>(bytes) / seconds;
+}
+
+// The kernel's read-ahead as llamacpp plans it: windows of twice the device's
+// read-ahead (llama.cpp advises POSIX_FADV_SEQUENTIAL), each sent as requests
+// of at most the device's largest request, and the next window's behind them
+// while the reader waits: a sequential point at that request size with two
+// windows' requests in flight. Measured through the page cache itself, as a
+// mapped file is read, which is what such a reader gets from the device: the
+// median of three reads of `bytes`, at three places of a file of `file_bytes`.
+absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,
+                                            int64_t bytes, const FlashSpec& flash,
+                                            const std::string& date) {
   const int64_t window = int64_t{2} * flash.read_ahead_kb * 1024;
   const int64_t request = std::min<int64_t>(window, int64_t{flash.max_request_kb} * 1024);
   const int per_window = static_cast<int>((window + request - 1) / request);
-  std::vector<FlashPoint> points;
-  for (int depth : {per_window, 2 * per_window}) {
-    int reads = 0;
-    absl::StatusOr<double> tp =
-        MeasureReads(path, file_bytes, request, depth, true, seconds, notice, &reads);
+  std::vector<double> runs;
+  for (int pass = 0; pass < 3; ++pass) {
+    const int64_t offset = (file_bytes - bytes) / 2 * pass / 4096 * 4096;
+    absl::StatusOr<double> tp = MeasureMappedReadAhead(path, offset, bytes);
     if (!tp.ok()) return tp.status();
-    points.push_back({.request_bytes = request,
-                      .queue_depth = depth,
-                      .sequential = true,
-                      .throughput_bytes_per_s = *tp,
-                      .source = absl::StrCat("measured ", date, ": read-ahead windows of ",
-                                             window >> 10, " KiB in flight")});
-    say(absl::StrFormat("read-ahead: sequential %d KiB at depth %d: %.1f MB/s", request >> 10,
-                        depth, *tp / 1e6));
+    runs.push_back(*tp);
   }
-  return points;
+  return FlashPoint{.request_bytes = request,
+                    .queue_depth = 2 * per_window,
+                    .sequential = true,
+                    .throughput_bytes_per_s = calibration::Median(runs),
+                    .source = absl::StrCat("measured ", date, ": ", bytes >> 20,
+                                           " MiB faulted in through a mapping advised "
+                                           "POSIX_FADV_SEQUENTIAL (read-ahead windows of ",
+                                           window >> 10, " KiB), median of 3")};
 }
 
 }  // namespace
@@ -327,20 +360,47 @@ int BlockDeviceMaxRequestKb(const std::string& path) {
   return BlockQueueKb(path, "max_sectors_kb", /*bdi=*/false);
 }
 
+namespace {
+
+// The whole MiBs of an existing file to measure, at least 256 of them.
+absl::StatusOr<int64_t> ReadableFileBytes(const std::string& path) {
+  std::error_code error;
+  const uintmax_t size = std::filesystem::file_size(path, error);
+  if (error) return absl::NotFoundError(absl::StrCat(path, ": ", error.message()));
+  if (size < (uintmax_t{256} << 20)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": ", size, " bytes; measuring reads needs a file of at least 256 MiB"));
+  }
+  return static_cast<int64_t>(size >> 20 << 20);
+}
+
+}  // namespace
+
 absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   auto say = [&](const std::string& s) {
     if (o.progress) o.progress(s);
   };
-  const int64_t file_bytes = o.quick ? (int64_t{1} << 30) : (int64_t{4} << 30);
-  const std::string path =
-      (std::filesystem::path(o.scratch_dir) / absl::StrCat("sparseflash-calibrate-", getpid()))
-          .string();
+  int64_t file_bytes = o.quick ? (int64_t{1} << 30) : (int64_t{4} << 30);
+  const bool scratch = o.read_file.empty();
+  const std::string path = scratch ? (std::filesystem::path(o.scratch_dir) /
+                                      absl::StrCat("sparseflash-calibrate-", getpid()))
+                                         .string()
+                                   : o.read_file;
   struct Cleanup {
     std::string path;
-    ~Cleanup() { RemoveQuietly(path); }
-  } cleanup{path};
-  say(absl::StrCat("writing a ", file_bytes >> 20, " MiB scratch file in ", o.scratch_dir));
-  if (absl::Status s = WriteScratch(path, file_bytes); !s.ok()) return s;
+    ~Cleanup() {
+      if (!path.empty()) RemoveQuietly(path);
+    }
+  } cleanup{scratch ? path : ""};
+  if (scratch) {
+    say(absl::StrCat("writing a ", file_bytes >> 20, " MiB scratch file in ", o.scratch_dir));
+    if (absl::Status s = WriteScratch(path, file_bytes); !s.ok()) return s;
+  } else {
+    absl::StatusOr<int64_t> size = ReadableFileBytes(path);
+    if (!size.ok()) return size.status();
+    file_bytes = *size;
+    say(absl::StrCat("measuring reads of ", path, " (", file_bytes >> 20, " MiB, only read)"));
+  }
 
   DeviceProfile d;
   const int cores = std::max(1u, std::thread::hardware_concurrency());
@@ -355,7 +415,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   d.soc = CpuModel();
   d.measured_on = date;
   d.sources = absl::StrCat("sparseflash device calibrate", o.quick ? " --quick" : "", " on ", date);
-  d.flash.interface = "scratch file in " + o.scratch_dir;
+  d.flash.interface = scratch ? "scratch file in " + o.scratch_dir : "the file " + path;
   d.flash.command_queue_depth = 64;
   d.flash.command_queues = 1;
   d.flash.multi_issuer_penalty = 0;
@@ -435,10 +495,18 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
     say(absl::StrFormat("kernel's largest request not readable for %s: the Linux default %d KiB",
                         o.scratch_dir, kDefaultMaxRequestKb));
   }
-  absl::StatusOr<std::vector<FlashPoint>> read_ahead =
-      MeasureReadAhead(path, file_bytes, d.flash, seconds * 2, date, &notice, say);
-  if (!read_ahead.ok()) return read_ahead.status();
-  d.flash.points.insert(d.flash.points.end(), read_ahead->begin(), read_ahead->end());
+  absl::StatusOr<FlashPoint> read_ahead =
+      MeasureReadAhead(path, file_bytes, file_bytes / 4, d.flash, date);
+  if (read_ahead.ok()) {
+    d.flash.points.push_back(*read_ahead);
+    say(
+        absl::StrFormat("kernel read-ahead of a mapped file: %.1f MB/s (%d KiB requests, %d in "
+                        "flight)",
+                        read_ahead->throughput_bytes_per_s / 1e6, read_ahead->request_bytes >> 10,
+                        read_ahead->queue_depth));
+  } else {
+    say(absl::StrCat("kernel read-ahead not measured: ", read_ahead.status().message()));
+  }
   if (!notice.empty()) say(notice);
   FitMonotoneInDepth(d.flash.points);
 

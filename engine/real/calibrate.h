@@ -14,7 +14,11 @@
 namespace sparseflash {
 
 struct CalibrateOptions {
-  std::string scratch_dir;
+  std::string scratch_dir;  // where a scratch file is written, measured and removed
+  // Or an existing file to measure instead, only read (e.g. the weight file runs
+  // will read: storage behind a cache, such as a virtual disk, is as fast as
+  // that file's blocks are, not as a fresh file's); at least 256 MiB.
+  std::string read_file;
   bool quick = false;  // fewer points, a smaller file, shorter runs (< 30 s)
   std::function<void(const std::string&)> progress;
 };

@@ -62,6 +62,7 @@ class LlamaCpp : public Strategy {
   }
 
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
+    stream_ = {};  // a new plan: no read of it is running yet
     NodeId prev = kNoNode;
     for (int l = 0; l < costs_.layers; ++l) {
       const NodeId first = static_cast<NodeId>(plan->size());
@@ -87,9 +88,15 @@ class LlamaCpp : public Strategy {
   int64_t FileBytes() const { return costs_.layers * layer_stride_ + costs_.head_bytes; }
 
   // The threads share the windows of `ranges` (contiguous parts each); a thread
-  // reads its missing windows one by one, then computes.
+  // reads its missing windows one by one, then computes. The file has one
+  // read-ahead stream: when the first thread's first missing window is the one
+  // after the previous scan's last read, the kernel requested it while the
+  // previous scan ran (its reader passed the marker), so that read does not
+  // wait for the previous scan's compute; the other threads fault on their
+  // parts' starts at once.
   NodeId PlanScan(const std::vector<Range>& ranges, int64_t extra_bytes, ComputeKind kind,
                   NodeId after, WorkPlan* plan) {
+    const Stream previous = stream_;
     std::vector<int64_t> windows;
     int64_t bytes = extra_bytes;
     for (const Range& r : ranges) {
@@ -102,13 +109,21 @@ class LlamaCpp : public Strategy {
     const int64_t n = static_cast<int64_t>(windows.size());
     for (int t = 0; t < threads_; ++t) {
       const int64_t begin = n * t / threads_, end = n * (t + 1) / threads_;
-      int64_t misses = 0;
+      int64_t misses = 0, first_miss = -1, last_miss = -1;
       for (int64_t i = begin; i < end; ++i) {
-        misses += cache_->Access(static_cast<CacheKey>(windows[i]), window_) ? 0 : 1;
+        if (cache_->Access(static_cast<CacheKey>(windows[i]), window_)) continue;
+        ++misses;
+        if (first_miss < 0) first_miss = windows[i];
+        last_miss = windows[i];
       }
       const int64_t part = n == 0 ? 0 : bytes * (end - begin) / n;
       const int64_t offset = begin < n ? windows[begin] * window_ : 0;
-      ends.push_back(PlanThreadPart(kind, misses, end - begin, part, offset, after, plan));
+      const NodeId read_after =
+          t == 0 && misses > 0 && first_miss == previous.next_window ? previous.read : kNoNode;
+      NodeId first_read = kNoNode;
+      ends.push_back(PlanThreadPart(kind, misses, end - begin, part, offset, after, read_after,
+                                    plan, &first_read));
+      if (misses > 0) stream_ = {.next_window = last_miss + 1, .read = first_read};
     }
     NodeId done = plan->Join(ends);
     plan->Depend(done, after);
@@ -120,9 +135,12 @@ class LlamaCpp : public Strategy {
   // stream ahead of it (two windows in flight per thread: the one it waits for
   // and the next), overlapped with the compute of all but the last window,
   // which waits for the last read. A window is read as requests_per_window_
-  // requests of request_ bytes. The part starts at file offset `offset`.
+  // requests of request_ bytes. The part starts at file offset `offset`. Its
+  // first read waits for `read_after` instead of `after` where that is a node
+  // (read ahead by the stream); its node goes to *first_read.
   NodeId PlanThreadPart(ComputeKind kind, int64_t misses, int64_t windows, int64_t bytes,
-                        int64_t offset, NodeId after, WorkPlan* plan) {
+                        int64_t offset, NodeId after, NodeId read_after, WorkPlan* plan,
+                        NodeId* first_read) {
     const ComputeTask compute{
         .kind = kind, .unit = ComputeUnit::kCpu, .file_offset = offset, .in_order = true};
     if (misses == 0) {
@@ -135,7 +153,8 @@ class LlamaCpp : public Strategy {
                    .max_in_flight = requests_per_window_,
                    .sequential = true,
                    .range_bytes = FileBytes()};
-    const NodeId first = plan->Read(read, {after});
+    const NodeId first = plan->Read(read, {read_after != kNoNode ? read_after : after});
+    *first_read = first;
     NodeId streamed = first;
     if (misses > 1) {
       read.count = static_cast<int32_t>((misses - 1) * requests_per_window_);
@@ -147,7 +166,7 @@ class LlamaCpp : public Strategy {
     body.bytes = bytes - last_bytes;
     last.bytes = last_bytes;
     last.file_offset = offset + body.bytes;
-    const NodeId computed = plan->Compute(body, {first});
+    const NodeId computed = plan->Compute(body, {first, after});
     return plan->Compute(last, {computed, streamed});
   }
 
@@ -156,6 +175,13 @@ class LlamaCpp : public Strategy {
   int64_t window_;
   int64_t request_;              // the bytes of one request (at most the device's largest)
   int32_t requests_per_window_;  // requests a window's read is split into
+  // The file's read-ahead stream within the token being planned: the window
+  // after the last one read, and the read that started it (kNoNode: none).
+  struct Stream {
+    int64_t next_window = -1;
+    NodeId read = kNoNode;
+  };
+  Stream stream_;
   std::unique_ptr<NeuronCache> cache_;
   MemoryPlan memory_;
   LayerCosts costs_;
