@@ -63,7 +63,7 @@ for spec in ${limits//,/ }; do
   case $spec in
     none) limit="" ;;
     file+1G) limit=$((file_bytes + (1 << 30))) ;;
-    *) limit=$(awk -v f="$spec" -v b="$file_bytes" 'BEGIN { printf "%d", f * b }') ;;
+    *) limit=$(awk -v f="$spec" -v b="$file_bytes" 'BEGIN { printf "%.0f", int(f * b) }') ;;
   esac
   sync; echo 3 > /proc/sys/vm/drop_caches || echo "cannot drop the page cache (not root?)" >&2
   out=$(mktemp --suffix=.json)
