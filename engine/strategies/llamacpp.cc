@@ -93,7 +93,10 @@ class LlamaCpp : public Strategy {
   // after the previous scan's last read, the kernel requested it while the
   // previous scan ran (its reader passed the marker), so that read does not
   // wait for the previous scan's compute; the other threads fault on their
-  // parts' starts at once.
+  // parts' starts at once. The plan issues it once the previous part's first
+  // window is in, so at a scan's boundary three windows can be in flight
+  // where the kernel keeps two: a device that gains from depth beyond two
+  // windows is priced a little fast there.
   NodeId PlanScan(const std::vector<Range>& ranges, int64_t extra_bytes, ComputeKind kind,
                   NodeId after, WorkPlan* plan) {
     const Stream previous = stream_;
