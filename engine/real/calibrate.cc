@@ -283,8 +283,7 @@ absl::StatusOr<double> MeasureMappedReadAhead(const std::string& path, int64_t o
   const int64_t read_before = ProcessStorageReadBytes();
   const auto t0 = std::chrono::steady_clock::now();
   const volatile uint8_t* page = static_cast<const uint8_t*>(map);
-  uint8_t sum = 0;
-  for (int64_t at = 0; at < bytes; at += 4096) sum += page[at];
+  for (int64_t at = 0; at < bytes; at += 4096) (void)page[at];
   const double seconds = Seconds(t0);
   const int64_t read = ProcessStorageReadBytes() - read_before;
   ::munmap(map, bytes);
@@ -292,8 +291,9 @@ absl::StatusOr<double> MeasureMappedReadAhead(const std::string& path, int64_t o
   ::close(fd);
   if (read_before >= 0 && read < bytes * 9 / 10) {
     return absl::FailedPreconditionError(
-        absl::StrCat(path, ": the kernel read ", read, " of ", bytes, " mapped bytes (", int{sum},
-                     "): the page cache kept the file, so its read-ahead cannot be measured"));
+        absl::StrCat(path, ": the kernel read ", read, " of ", bytes,
+                     " mapped bytes: the page cache kept the file, so its read-ahead cannot be "
+                     "measured"));
   }
   return static_cast<double>(bytes) / seconds;
 }
@@ -327,10 +327,6 @@ absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t fil
                                            "POSIX_FADV_SEQUENTIAL (read-ahead windows of ",
                                            window >> 10, " KiB), median of 3")};
 }
-
-}  // namespace
-
-namespace {
 
 // One KiB value of the block device holding `path`: its queue/`attribute` (a
 // partition's is its disk's), else (`bdi`) its backing device's; 0 where none
