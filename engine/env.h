@@ -38,6 +38,9 @@ struct FlashRead {
   bool sequential = false;
   int64_t range_bytes = 0;                   // address range the reads fall in; 0 = large
   std::shared_ptr<const ReadTarget> target;  // real devices only
+  // The bytes land in the strategy's cache (page-cache windows), not in a read
+  // buffer beside it (MemoryPlan::reads_fill_cache).
+  bool fills_cache = false;
   int32_t layer = -1;                        // for timelines: the layer it serves; -1 = none
 };
 

@@ -68,6 +68,9 @@ struct MemoryPlan {
   // Of resident_bytes, the buffers that read batches fill (layers of weights
   // streamed from flash): a real run's read buffers are these bytes.
   int64_t read_buffer_bytes = 0;
+  // The strategy's reads land in its cache (FlashRead::fills_cache): a real
+  // run reads them into part of the cache's memory, not beside it.
+  bool reads_fill_cache = false;
 
   // The memory a sparse FFN's active neurons lie scattered in: the cache, or
   // the resident weights for a strategy without one (as a real run places them).

@@ -203,6 +203,23 @@ TEST_P(ReplayInACgroup, AttentionFromFlashIsReadEveryTokenWithinTheLimit) {
 
 INSTANTIATE_TEST_SUITE_P(Strategies, ReplayInACgroup, ::testing::Values("powerinfer2", "llmflash"));
 
+// llamacpp reading its windows itself (O_DIRECT, mmap=false): a window's bytes
+// land in its window cache, as the kernel's land in its page cache, not in
+// read buffers beside it, so with windows of 16 MiB (reads in flight of 32-48
+// MiB, which beside the cache would pass the limit) the run stays within a
+// limit equal to its budget.
+TEST_F(CgroupReplay, LlamaCppReadsIntoItsWindowCacheWithinTheLimit) {
+  constexpr int64_t kBudget = 96'000'000;
+  std::vector<std::string> args = Replay("llamacpp", kBudget / 1'000'000);
+  args.insert(args.end(), {"--option", "read_ahead_kb=8192"});
+  nlohmann::json j;
+  FinishUnderLimit(args, kBudget, &j);
+  if (IsSkipped() || HasFatalFailure()) return;
+  EXPECT_LE(j["peak_rss_bytes"].get<int64_t>(), kBudget);
+  EXPECT_GT(j["engine_read_bytes"].get<int64_t>(), 16 * (int64_t{16} << 20))
+      << "the file does not fit: windows are read again every token";
+}
+
 // llama.cpp's way (llamacpp, mmap=true) under a limit smaller than its weight
 // file: the kernel pages the mapped file in, evicts its own pages to stay within
 // the limit, and so reads the file again every token. The run is not killed.

@@ -75,6 +75,42 @@ class ReadBufferPool {
   std::map<uint64_t, std::pair<int64_t, Buffer>> lent_;  // by batch tag
 };
 
+// Part of the cache's memory that reads filling the cache land in, lent a
+// batch at a time (first fit): those reads take no memory beside the cache's,
+// and no compute task reads the part (RealizingCompute::SetAsideForReads).
+class FillZone {
+ public:
+  FillZone() = default;
+  FillZone(uint8_t* base, int64_t bytes) : base_(base), bytes_(bytes) {}
+  // A free range of `bytes` (4096-aligned) for batch `tag`, or null.
+  uint8_t* Take(uint64_t tag, int64_t bytes) {
+    bytes = (bytes + 4095) / 4096 * 4096;
+    int64_t at = 0;
+    for (const auto& [offset, length] : used_) {
+      if (offset - at >= bytes) break;
+      at = offset + length;
+    }
+    if (base_ == nullptr || at + bytes > bytes_) return nullptr;
+    used_.emplace(at, bytes);
+    lent_.emplace(tag, at);
+    return base_ + at;
+  }
+  // Frees batch `tag`'s range; false when it has none here.
+  bool Give(uint64_t tag) {
+    auto it = lent_.find(tag);
+    if (it == lent_.end()) return false;
+    used_.erase(it->second);
+    lent_.erase(it);
+    return true;
+  }
+
+ private:
+  uint8_t* base_ = nullptr;
+  int64_t bytes_ = 0;
+  std::map<int64_t, int64_t> used_;   // offset -> bytes
+  std::map<uint64_t, int64_t> lent_;  // batch tag -> offset
+};
+
 // Gives reads without a target real offsets in the weight file and a buffer.
 class RealizingFlash : public FlashDevice, public CompletionSink {
  public:
@@ -85,13 +121,17 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
     sink_ = sink;
     inner_->SetSink(this);
   }
+  // Reads that fill the cache land in `zone` where a batch fits there.
+  void SetFillZone(FillZone zone) { zone_ = std::move(zone); }
   void Submit(const FlashRead& read) override {
     FlashRead r = read;
     if (!r.target) {
       auto target = std::make_shared<ReadTarget>();
+      const int64_t bytes = int64_t{r.count} * r.request_bytes;
+      if (r.fills_cache) target->buffer = zone_.Take(r.tag, bytes);
       // Out of memory leaves no buffer: the device then fails the read (EFAULT) and the
       // engine reports it for that token.
-      target->buffer = buffers_.Take(r.tag, int64_t{r.count} * r.request_bytes);
+      if (target->buffer == nullptr) target->buffer = buffers_.Take(r.tag, bytes);
       Place(r, &target->offsets);
       r.target = target;
     }
@@ -100,7 +140,7 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
   void OnReadDone(uint64_t tag, bool ok) override {
-    buffers_.Give(tag);
+    if (!zone_.Give(tag)) buffers_.Give(tag);
     sink_->OnReadDone(tag, ok);
   }
   void OnComputeDone(uint64_t) override {}
@@ -127,6 +167,7 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
   }
 
   ReadBufferPool buffers_;  // outlives the device, whose destructor waits for its reads
+  FillZone zone_;           // in the compute's arena, which outlives this device
   std::unique_ptr<FlashDevice> inner_;
   WeightFileInfo w_;
   Random rng_;
@@ -161,11 +202,22 @@ class RealizingCompute : public ComputeBackend {
     shape_ = KernelShapeOf(model);
     has_cache_ = arena_bytes >= shape_.bundle_bytes();
     arena_bundles_ = std::max<int64_t>(1, arena_bytes / shape_.bundle_bytes());
+    sampled_arena_bundles_ = arena_bundles_;
     resident_bundles_ = std::max<int64_t>(1, resident_bytes / shape_.bundle_bytes());
     arena_ = AllocateUnitBundles(shape_, arena_bundles_);
     resident_ = AllocateUnitBundles(shape_, resident_bundles_);
   }
   bool ok() const { return arena_ && resident_; }
+  // Sets the cache memory's second half apart for reads that fill the cache
+  // (a page cache's pages under read): compute no longer reads it. Without a
+  // cache, nothing.
+  FillZone SetAsideForReads() {
+    if (!has_cache_ || sampled_arena_bundles_ < 2) return FillZone();
+    sampled_arena_bundles_ = arena_bundles_ / 2;
+    const int64_t start = (sampled_arena_bundles_ * shape_.bundle_bytes() + 4095) / 4096 * 4096;
+    const int64_t end = arena_bundles_ * shape_.bundle_bytes();
+    return end > start ? FillZone(arena_.get() + start, end - start) : FillZone();
+  }
   void SetSink(CompletionSink* sink) override { inner_->SetSink(sink); }
   void Submit(const ComputeTask& task) override {
     ComputeTask t = task;
@@ -178,7 +230,7 @@ class RealizingCompute : public ComputeBackend {
  private:
   std::shared_ptr<const std::function<void()>> Work(const ComputeTask& task) {
     if (task.kind == ComputeKind::kMemoryManagement) {  // rows moved inside the cache
-      const int64_t half = arena_bundles_ * shape_.bundle_bytes() / 2;
+      const int64_t half = sampled_arena_bundles_ * shape_.bundle_bytes() / 2;
       const int64_t bytes = std::min(task.bytes, half);
       uint8_t* buf = arena_.get();
       return std::make_shared<const std::function<void()>>(
@@ -193,7 +245,7 @@ class RealizingCompute : public ComputeBackend {
     const bool ffn = task.kind == ComputeKind::kFfn && has_cache_;
     const int64_t n = std::max<int64_t>(1, bytes / shape_.bundle_bytes());
     uint8_t* base = ffn ? arena_.get() : resident_.get();
-    const int64_t pool = ffn ? arena_bundles_ : resident_bundles_;
+    const int64_t pool = ffn ? sampled_arena_bundles_ : resident_bundles_;
     const int64_t first = (next_ += n) % pool;
     // A sparse FFN's active neurons lie scattered over its weights (or the
     // cache); dense work is a GEMV over consecutive rows.
@@ -250,7 +302,8 @@ class RealizingCompute : public ComputeBackend {
   const MappedWeights* mapped_;
   bool has_cache_ = false;
   int64_t arena_bundles_ = 0, resident_bundles_ = 0, next_ = 0;
-  Buffer arena_, resident_;  // outlive the workers, whose destructor runs queued tasks
+  int64_t sampled_arena_bundles_ = 0;  // of the arena, the bundles compute reads
+  Buffer arena_, resident_;            // outlive the workers, whose destructor runs queued tasks
   std::unique_ptr<ComputeBackend> inner_;
 };
 
@@ -294,7 +347,8 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   const ResourcePlan resources = setup.strategy->resources();
   CompletionQueue queue;
   std::unique_ptr<MappedWeights> mapped;
-  std::unique_ptr<FlashDevice> flash;  // what the engine reads through
+  std::unique_ptr<FlashDevice> flash;         // what the engine reads through
+  RealizingFlash* realizing_flash = nullptr;  // flash, when reads get buffers here
   if (o.page_faults) {
     absl::StatusOr<std::unique_ptr<MappedWeights>> m = MappedWeights::Open(o.weights_path);
     if (!m.ok()) return m.status();
@@ -309,7 +363,9 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
                         &queue, &result.notice);
     if (!device.ok()) return device.status();
     if (o.wrap_flash) *device = o.wrap_flash(*std::move(device));
-    flash = std::make_unique<RealizingFlash>(*std::move(device), *weights);
+    auto realizing = std::make_unique<RealizingFlash>(*std::move(device), *weights);
+    realizing_flash = realizing.get();
+    flash = std::move(realizing);
   }
   // Mapped, the page cache is the kernel's: no arena of our own. The plan's
   // read buffers are the read batches' own (RealizingFlash lends them).
@@ -321,6 +377,14 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
     return absl::ResourceExhaustedError(absl::StrCat(
         "cannot allocate the memory budget: ", FormatBytes(result.memory.resident_bytes),
         " resident + ", FormatBytes(result.memory.cache_bytes), " cache"));
+  }
+  // The device goes before the compute: reads still in flight may fill its arena.
+  struct FlashFirst {
+    std::unique_ptr<FlashDevice>& flash;
+    ~FlashFirst() { flash.reset(); }
+  } flash_first{flash};
+  if (realizing_flash != nullptr && result.memory.reads_fill_cache) {
+    realizing_flash->SetFillZone(compute->SetAsideForReads());
   }
   RealClock clock;
   Engine engine(Env{&clock, flash.get(), compute.get()}, setup.strategy.get(), setup.source.get(),

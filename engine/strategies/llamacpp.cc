@@ -155,7 +155,8 @@ class LlamaCpp : public Strategy {
                    .count = requests_per_window_,
                    .max_in_flight = requests_per_window_,
                    .sequential = true,
-                   .range_bytes = FileBytes()};
+                   .range_bytes = FileBytes(),
+                   .fills_cache = true};
     const NodeId first = plan->Read(read, {read_after != kNoNode ? read_after : after});
     *first_read = first;
     NodeId streamed = first;
@@ -240,9 +241,9 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   co.oracle = ctx.oracle;
   absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
   if (!cache.ok()) return cache.status();
-  return std::unique_ptr<Strategy>(new LlamaCpp(ctx, threads, window,
-                                                int64_t{max_request_kb} * 1024, *std::move(cache),
-                                                {anonymous, cache_bytes}));
+  return std::unique_ptr<Strategy>(new LlamaCpp(
+      ctx, threads, window, int64_t{max_request_kb} * 1024, *std::move(cache),
+      {.resident_bytes = anonymous, .cache_bytes = cache_bytes, .reads_fill_cache = true}));
 }
 
 }  // namespace sparseflash
