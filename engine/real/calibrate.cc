@@ -1,9 +1,5 @@
 #include "engine/real/calibrate.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,10 +7,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
-#include <map>
 #include <thread>
-#include <tuple>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -23,6 +16,7 @@
 #include "common/random.h"
 #include "common/units.h"
 #include "engine/real/calibrate_cpu.h"
+#include "engine/real/calibrate_flash.h"
 #include "engine/real/completion_queue.h"
 #include "engine/real/real_env.h"
 #include "engine/real/sparse_ffn_kernel.h"
@@ -36,339 +30,16 @@ using calibration::kKernelShape;
 using calibration::MeasureCopy;
 using calibration::MeasureDramRead;
 using calibration::MeasureFormats;
+using calibration::MeasureReadAhead;
+using calibration::MeasureReads;
+using calibration::MeasureResubmitGapNs;
+using calibration::MeasureSubmitOverheadNs;
 using calibration::MeasureTaskDispatchNs;
 using calibration::Median;
 using calibration::MemInfo;
+using calibration::ReadableFileBytes;
 using calibration::Seconds;
-
-// Writes `bytes` of random data (not zeros: no file system may elide them).
-absl::Status WriteScratch(const std::string& path, int64_t bytes) {
-  FILE* f = std::fopen(path.c_str(), "wb");
-  if (f == nullptr) return absl::UnavailableError(absl::StrCat(path, ": cannot create"));
-  std::vector<uint64_t> chunk((8 << 20) / 8);
-  Random rng(7);
-  for (int64_t done = 0; done < bytes; done += chunk.size() * 8) {
-    for (uint64_t& v : chunk) v = rng.Next();
-    if (std::fwrite(chunk.data(), 1, chunk.size() * 8, f) != chunk.size() * 8) {
-      std::fclose(f);
-      return absl::DataLossError(absl::StrCat(path, ": write failed (disk full?)"));
-    }
-  }
-  // Flush before measuring: reads must not queue behind the write-back.
-  if (std::fflush(f) != 0 || fsync(fileno(f)) != 0) {
-    std::fclose(f);
-    return absl::DataLossError(absl::StrCat(path, ": flush failed (disk full?)"));
-  }
-  posix_fadvise(fileno(f), 0, 0, POSIX_FADV_DONTNEED);
-  if (std::fclose(f) != 0) return absl::DataLossError(absl::StrCat(path, ": close failed"));
-  return absl::OkStatus();
-}
-
-struct Done : CompletionSink {
-  bool ok = true, finished = false;
-  void OnReadDone(uint64_t, bool good) override {
-    ok = good;
-    finished = true;
-  }
-  void OnComputeDone(uint64_t) override {}
-};
-
-// Throughput of one batch of reads of `size` at queue depth `depth` through the
-// real device. With `*batch_reads` 0 the batch first grows until it lasts
-// `seconds_target` and `*batch_reads` gets its size; otherwise that size is used.
-absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes, int64_t size,
-                                    int depth, bool sequential, double seconds_target,
-                                    std::string* notice, int* batch_reads) {
-  CompletionQueue queue;
-  absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
-      OpenFlashDevice({.path = path, .queue_depth = depth, .io = "auto"}, &queue, notice);
-  if (!dev.ok()) return dev.status();
-  Done done;
-  (*dev)->SetSink(&done);
-  const int64_t slots = file_bytes / size;
-  Random rng(size * 131 + depth + *batch_reads);
-  int count = *batch_reads > 0 ? *batch_reads : std::max(depth * 4, 16);
-  void* buffer = nullptr;
-  int64_t capacity = 0;
-  // One timed batch of `count` reads, bytes/s. The buffer is mapped and touched
-  // before the clock starts: a fresh buffer would make every O_DIRECT read fault
-  // in its pages first, and the engine reuses its read buffers.
-  auto batch = [&]() -> absl::StatusOr<double> {
-    if (int64_t{count} * size > capacity) {
-      std::free(buffer);
-      buffer = nullptr;
-      capacity = int64_t{count} * size;
-      if (posix_memalign(&buffer, 4096, capacity) != 0) {
-        return absl::ResourceExhaustedError("cannot allocate read buffers");
-      }
-      std::memset(buffer, 0, capacity);
-    }
-    auto target = std::make_shared<ReadTarget>();
-    target->buffer = static_cast<uint8_t*>(buffer);
-    const int64_t start = rng.Below(static_cast<uint32_t>(std::max<int64_t>(1, slots - count)));
-    for (int i = 0; i < count; ++i) {
-      target->offsets.push_back((sequential ? start + i : rng.Below(slots)) * size);
-    }
-    done = Done();
-    const auto t0 = std::chrono::steady_clock::now();
-    (*dev)->Submit({.request_bytes = size,
-                    .count = count,
-                    .max_in_flight = depth,
-                    .sequential = sequential,
-                    .target = target});
-    while (!done.finished) queue.Pop()();
-    if (!done.ok)
-      return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
-    return static_cast<double>(count) * size / Seconds(t0);
-  };
-  // Grow the batch until one lasts `seconds_target`.
-  for (int round = 0; *batch_reads == 0 && round < 8; ++round) {
-    const auto t0 = std::chrono::steady_clock::now();
-    absl::StatusOr<double> tp = batch();
-    if (!tp.ok()) {
-      std::free(buffer);
-      return tp.status();
-    }
-    const double s = Seconds(t0);
-    if (s >= seconds_target) break;
-    count = static_cast<int>(std::min<double>(count * std::max(2.0, seconds_target / s),
-                                              std::min<int64_t>(slots, (256 << 20) / size)));
-  }
-  *batch_reads = count;
-  absl::StatusOr<double> tp = batch();
-  std::free(buffer);
-  return tp;
-}
-
-}  // namespace
-
-void FitMonotoneInDepth(std::vector<FlashPoint>& points) {
-  std::map<std::tuple<int64_t, bool, int64_t>, std::vector<FlashPoint*>> series;
-  for (FlashPoint& p : points) {
-    series[{p.request_bytes, p.sequential, p.range_bytes}].push_back(&p);
-  }
-  for (auto& [key, s] : series) {
-    std::sort(s.begin(), s.end(), [](const FlashPoint* a, const FlashPoint* b) {
-      return a->queue_depth < b->queue_depth;
-    });
-    // Pool adjacent violators: blocks of (mean, count), merged while decreasing.
-    std::vector<std::pair<double, int>> blocks;
-    for (const FlashPoint* p : s) {
-      blocks.push_back({p->throughput_bytes_per_s, 1});
-      while (blocks.size() > 1 && blocks[blocks.size() - 2].first > blocks.back().first) {
-        auto [mean, n] = blocks.back();
-        blocks.pop_back();
-        auto& prev = blocks.back();
-        prev.first = (prev.first * prev.second + mean * n) / (prev.second + n);
-        prev.second += n;
-      }
-    }
-    size_t i = 0;
-    for (const auto& [mean, n] : blocks) {
-      for (int k = 0; k < n; ++k, ++i) {
-        if (s[i]->throughput_bytes_per_s != mean) {
-          s[i]->source += absl::StrFormat(" (%.1f MB/s measured; monotone fit over depth)",
-                                          s[i]->throughput_bytes_per_s / 1e6);
-          s[i]->throughput_bytes_per_s = mean;
-        }
-      }
-    }
-  }
-}
-
-namespace {
-
-// Median time of a batch of one 4 KiB read through the real device, each batch
-// alone (the device idle, its submitter asleep), minus one read's device time at
-// depth 1 from the throughput points (measured with long batches): what every
-// batch costs beyond its reads.
-absl::StatusOr<double> MeasureSubmitOverheadNs(const std::string& path, int64_t file_bytes,
-                                               double read_4k_depth1_bytes_per_s, int batches) {
-  CompletionQueue queue;
-  std::string notice;
-  absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
-      OpenFlashDevice({.path = path, .queue_depth = 1, .io = "auto"}, &queue, &notice);
-  if (!dev.ok()) return dev.status();
-  Done done;
-  (*dev)->SetSink(&done);
-  void* buffer = nullptr;
-  if (posix_memalign(&buffer, 4096, 4096) != 0) {
-    return absl::ResourceExhaustedError("cannot allocate a read buffer");
-  }
-  Random rng(4096);
-  std::vector<double> ns;
-  for (int i = 0; i < batches && done.ok; ++i) {
-    auto target = std::make_shared<ReadTarget>();
-    target->buffer = static_cast<uint8_t*>(buffer);
-    target->offsets.push_back(rng.Below(static_cast<uint32_t>(file_bytes / 4096)) * 4096);
-    done = Done();
-    const auto t0 = std::chrono::steady_clock::now();
-    (*dev)->Submit({.request_bytes = 4096, .count = 1, .max_in_flight = 1, .target = target});
-    while (!done.finished) queue.Pop()();
-    ns.push_back(Seconds(t0) * 1e9);
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
-  std::free(buffer);
-  if (!done.ok) return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
-  return std::max(0.0, Median(ns) - 4096 / read_4k_depth1_bytes_per_s * 1e9);
-}
-
-// Milliseconds the block device holding `path` spent on reads (field 4 of
-// /sys/dev/block/M:m/stat); -1 where there is no such file.
-int64_t BlockReadTicksMs(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return -1;
-  std::ifstream in(
-      absl::StrFormat("/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev)));
-  int64_t ios, merges, sectors, ticks;
-  if (!(in >> ios >> merges >> sectors >> ticks)) return -1;
-  return ticks;
-}
-
-// The turnaround inside a batch limited to one read in flight: the wall time of
-// a long single-slot batch of 4 KiB reads minus what the block device reports it
-// spent on them, per read. 0 with a notice where the device's counters are not
-// readable (then the simulator charges no gap).
-absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t file_bytes,
-                                            double seconds, std::string* notice) {
-  CompletionQueue queue;
-  absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
-      OpenFlashDevice({.path = path, .queue_depth = 1, .io = "auto"}, &queue, notice);
-  if (!dev.ok()) return dev.status();
-  Done done;
-  (*dev)->SetSink(&done);
-  const int count = std::max(100, static_cast<int>(seconds * 5000));
-  void* buffer = nullptr;
-  if (posix_memalign(&buffer, 4096, int64_t{count} * 4096) != 0) {
-    return absl::ResourceExhaustedError("cannot allocate read buffers");
-  }
-  std::memset(buffer, 0, int64_t{count} * 4096);  // mapped before the clock starts
-  auto target = std::make_shared<ReadTarget>();
-  target->buffer = static_cast<uint8_t*>(buffer);
-  Random rng(77);
-  for (int i = 0; i < count; ++i) {
-    target->offsets.push_back(rng.Below(static_cast<uint32_t>(file_bytes / 4096)) * 4096);
-  }
-  const int64_t ticks_before = BlockReadTicksMs(path);
-  const auto t0 = std::chrono::steady_clock::now();
-  (*dev)->Submit({.request_bytes = 4096, .count = count, .max_in_flight = 1, .target = target});
-  while (!done.finished) queue.Pop()();
-  const double wall_ns = Seconds(t0) * 1e9;
-  const int64_t ticks_after = BlockReadTicksMs(path);
-  std::free(buffer);
-  if (!done.ok) return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
-  if (ticks_before < 0 || ticks_after < ticks_before) {
-    *notice += " (no block-device counters for the scratch file: resubmission gap not measured)";
-    return 0.0;
-  }
-  return std::max(0.0, (wall_ns - 1e6 * static_cast<double>(ticks_after - ticks_before)) / count);
-}
-
-// Faults in `bytes` from `offset` of the file at `path` through a mapping advised
-// POSIX_FADV_SEQUENTIAL, as llama.cpp's threads fault in its weights, with the
-// file's pages dropped before and after: the kernel's read-ahead, bytes/s.
-// Fails when the kernel's count of bytes read shows the pages did not come
-// from the device (a file system that ignores the drop).
-absl::StatusOr<double> MeasureMappedReadAhead(const std::string& path, int64_t offset,
-                                              int64_t bytes) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return absl::UnavailableError(absl::StrCat(path, ": cannot open"));
-  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  void* map = ::mmap(nullptr, bytes, PROT_READ, MAP_SHARED, fd, offset);
-  if (map == MAP_FAILED) {
-    ::close(fd);
-    return absl::ResourceExhaustedError(absl::StrCat(path, ": cannot map ", bytes, " bytes"));
-  }
-  const int64_t read_before = ProcessStorageReadBytes();
-  const auto t0 = std::chrono::steady_clock::now();
-  const volatile uint8_t* page = static_cast<const uint8_t*>(map);
-  for (int64_t at = 0; at < bytes; at += 4096) (void)page[at];
-  const double seconds = Seconds(t0);
-  const int64_t read = ProcessStorageReadBytes() - read_before;
-  ::munmap(map, bytes);
-  (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
-  ::close(fd);
-  if (read_before >= 0 && read < bytes * 9 / 10) {
-    return absl::FailedPreconditionError(
-        absl::StrCat(path, ": the kernel read ", read, " of ", bytes,
-                     " mapped bytes: the page cache kept the file, so its read-ahead cannot be "
-                     "measured"));
-  }
-  return static_cast<double>(bytes) / seconds;
-}
-
-// The kernel's read-ahead as llamacpp plans it: windows of twice the device's
-// read-ahead (llama.cpp advises POSIX_FADV_SEQUENTIAL), each sent as requests
-// of at most the device's largest request, and the next window's behind them
-// while the reader waits: a sequential point at that request size with two
-// windows' requests in flight. Measured through the page cache itself, as a
-// mapped file is read, which is what such a reader gets from the device: the
-// median of three reads of `bytes`, at three places of a file of `file_bytes`.
-absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,
-                                            int64_t bytes, const FlashSpec& flash,
-                                            const std::string& date) {
-  const int64_t window = int64_t{2} * flash.read_ahead_kb * 1024;
-  const int64_t request = std::min<int64_t>(window, int64_t{flash.max_request_kb} * 1024);
-  const int per_window = static_cast<int>((window + request - 1) / request);
-  std::vector<double> runs;
-  for (int pass = 0; pass < 3; ++pass) {
-    const int64_t offset = (file_bytes - bytes) / 2 * pass / 4096 * 4096;
-    absl::StatusOr<double> tp = MeasureMappedReadAhead(path, offset, bytes);
-    if (!tp.ok()) return tp.status();
-    runs.push_back(*tp);
-  }
-  return FlashPoint{.request_bytes = request,
-                    .queue_depth = 2 * per_window,
-                    .sequential = true,
-                    .throughput_bytes_per_s = calibration::Median(runs),
-                    .source = absl::StrCat("measured ", date, ": ", bytes >> 20,
-                                           " MiB faulted in through a mapping advised "
-                                           "POSIX_FADV_SEQUENTIAL (read-ahead windows of ",
-                                           window >> 10, " KiB), median of 3")};
-}
-
-// One KiB value of the block device holding `path`: its queue/`attribute` (a
-// partition's is its disk's), else (`bdi`) its backing device's; 0 where none
-// is readable (a virtual file system).
-int BlockQueueKb(const std::string& path, const std::string& attribute, bool bdi) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return 0;
-  const std::string dev = absl::StrFormat("%u:%u", major(st.st_dev), minor(st.st_dev));
-  std::vector<std::string> files = {absl::StrCat("/sys/dev/block/", dev, "/queue/", attribute),
-                                    absl::StrCat("/sys/dev/block/", dev, "/../queue/", attribute)};
-  if (bdi) files.push_back(absl::StrCat("/sys/class/bdi/", dev, "/", attribute));
-  for (const std::string& file : files) {
-    std::ifstream in(file);
-    int kb = 0;
-    if (in >> kb && kb >= 4 && kb <= (1 << 20)) return kb - kb % 4;
-  }
-  return 0;
-}
-
-}  // namespace
-
-int BlockDeviceReadAheadKb(const std::string& path) {
-  return BlockQueueKb(path, "read_ahead_kb", /*bdi=*/true);
-}
-
-int BlockDeviceMaxRequestKb(const std::string& path) {
-  return BlockQueueKb(path, "max_sectors_kb", /*bdi=*/false);
-}
-
-namespace {
-
-// The whole MiBs of an existing file to measure, at least 256 of them.
-absl::StatusOr<int64_t> ReadableFileBytes(const std::string& path) {
-  std::error_code error;
-  const uintmax_t size = std::filesystem::file_size(path, error);
-  if (error) return absl::NotFoundError(absl::StrCat(path, ": ", error.message()));
-  if (size < (uintmax_t{256} << 20)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": ", size, " bytes; measuring reads needs a file of at least 256 MiB"));
-  }
-  return static_cast<int64_t>(size >> 20 << 20);
-}
+using calibration::WriteScratch;
 
 }  // namespace
 
