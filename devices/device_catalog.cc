@@ -56,6 +56,8 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
     }
     out.cores.back().gemv_alone_bytes_per_s = c.gemv_alone_gb_s() * kGiga;
     out.cores.back().dense_gemv_alone_bytes_per_s = c.dense_gemv_alone_gb_s() * kGiga;
+    out.cores.back().idle_wake_ns = c.idle_wake_us() * 1e3;
+    out.cores.back().idle_window_ns = c.idle_window_us() * 1e3;
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(),
@@ -110,6 +112,8 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_gemv_gb_s(c.gemv_bytes_per_s / kGiga);
     q->set_dense_gops(c.dense_ops_per_s / kGiga);
     q->set_task_dispatch_us(c.task_dispatch_ns / 1e3);
+    q->set_idle_wake_us(c.idle_wake_ns / 1e3);
+    q->set_idle_window_us(c.idle_window_ns / 1e3);
     q->set_active_w(c.active_w);
     q->set_dense_gemv_gb_s(c.dense_gemv_bytes_per_s / kGiga);
     for (const KernelRateSpec& k : c.kernel_rates) {

@@ -65,6 +65,26 @@ TEST(DeviceCatalog, ReadAheadAndLargestRequestDefaultToLinuxAndRoundTrip) {
   }
 }
 
+TEST(DeviceCatalog, IdleWakeRoundTripsAndIsChecked) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  EXPECT_EQ(d.cores[0].idle_wake_ns, 0) << "not stated: no step";
+  d.cores[0].idle_wake_ns = 95000;
+  d.cores[0].idle_window_ns = 150000;
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->cores[0].idle_wake_ns, 95000);
+  EXPECT_EQ(back->cores[0].idle_window_ns, 150000);
+  for (const char* field : {"idle_wake_us", "idle_window_us"}) {
+    DeviceProfile bad = d;
+    (std::string(field) == "idle_wake_us" ? bad.cores[0].idle_wake_ns
+                                          : bad.cores[0].idle_window_ns) = -1;
+    absl::StatusOr<DeviceProfile> r = ParseDeviceProfile(DeviceProfileToText(bad), "w.textproto");
+    ASSERT_FALSE(r.ok()) << field;
+    EXPECT_NE(r.status().message().find(field), std::string::npos) << r.status();
+    EXPECT_NE(r.status().message().find("w.textproto"), std::string::npos) << r.status();
+  }
+}
+
 TEST(DeviceCatalog, KernelRatesPerFormatRoundTripPriceTheirFormatAndAreChecked) {
   DeviceProfile d = *BuiltinDevices().Find("oneplus12");
   const double generic = d.cores[0].gemv_bytes_per_s;

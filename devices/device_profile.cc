@@ -182,6 +182,12 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     if (!In(c.task_dispatch_ns, 0, kMaxOverheadNs)) {
       return Bad(origin, field + ".task_dispatch_us", "must be in [0, 1 s]");
     }
+    if (!In(c.idle_wake_ns, 0, kMaxOverheadNs)) {
+      return Bad(origin, field + ".idle_wake_us", "must be in [0, 1 s]");
+    }
+    if (!In(c.idle_window_ns, 0, kMaxOverheadNs)) {
+      return Bad(origin, field + ".idle_window_us", "must be in [0, 1 s]");
+    }
   }
   if (!In(dram.cpu_bytes_per_s, 1, kMaxRate)) return Bad(origin, "dram.cpu_gb_s", "must be > 0");
   for (double rate : {dram.npu_bytes_per_s, dram.combined_bytes_per_s, dram.rewrite_bytes_per_s}) {

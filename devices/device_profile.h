@@ -83,6 +83,10 @@ struct CoreClassSpec {
   double dense_gemv_alone_bytes_per_s = 0;   // 0 = not stated
   ScatterSpanRates span;                     // from the format's kernel_rates entry
   double kernel_call_ns = 0;                 // per sparse FFN task, the format's call_ns
+  // A hand-off to or from a thread that waited longer than idle_window_ns costs
+  // idle_wake_ns more (its core went idle); 0 = not stated.
+  double idle_wake_ns = 0;
+  double idle_window_ns = 0;
 
   // The rate over weights in matrix order: dense_gemv_bytes_per_s where stated,
   // else the sparse rate.

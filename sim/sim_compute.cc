@@ -62,6 +62,7 @@ absl::StatusOr<std::unique_ptr<SimComputeBackend>> SimComputeBackend::Create(
 }
 
 void SimComputeBackend::Submit(const ComputeTask& task) {
+  engine_awake_at_ = queue_->now();
   if (task.unit == ComputeUnit::kNpu && !npu_.empty()) {
     npu_waiting_.push_back(task);
     Dispatch(npu_, npu_waiting_);
@@ -120,6 +121,7 @@ void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTa
     waiting.pop_front();
     double dram_rate = 0;
     Nanos d = Duration(w, task, &dram_rate);
+    if (w.core != nullptr) d += IdleWake(w.core, w.free_since);
     w.busy = true;
     w.dram_rate = dram_rate;
     w.start = queue_->now();
@@ -144,12 +146,28 @@ void SimComputeBackend::Finish(Worker* w, bool npu) {
                         .cached = w->task.cached},
                        w->start, queue_->now());
   }
+  w->free_since = queue_->now();
+  const Nanos wake = npu ? Nanos{} : IdleWake(w->core, engine_awake_at_);
   if (npu) {
     Dispatch(npu_, npu_waiting_);
   } else {
     Dispatch(cpu_, cpu_waiting_);
   }
-  sink_->OnComputeDone(tag);
+  if (wake <= Nanos{}) {
+    engine_awake_at_ = queue_->now();
+    sink_->OnComputeDone(tag);
+    return;
+  }
+  engine_awake_at_ = queue_->now() + wake;
+  queue_->After(
+      wake, [this, tag] { sink_->OnComputeDone(tag); }, "idle wake");
+}
+
+Nanos SimComputeBackend::IdleWake(const CoreClassSpec* core, Nanos since) const {
+  if (core->idle_wake_ns <= 0) return Nanos{};
+  const Nanos waited = queue_->now() - since;
+  if (waited <= Nanos{static_cast<int64_t>(core->idle_window_ns)}) return Nanos{};
+  return Nanos{static_cast<int64_t>(core->idle_wake_ns)};
 }
 
 std::vector<Nanos> SimComputeBackend::busy_times() const {

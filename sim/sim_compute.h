@@ -5,7 +5,9 @@
 // its share of the DRAM ceiling among the busy workers (CPU ceiling, NPU
 // ceiling, and the combined ceiling when both are busy), fixed when it starts;
 // memory management runs at the DRAM rewrite rate; prefill operations at the
-// core's (or NPU's) dense rate, plus the NPU's launch overhead.
+// core's (or NPU's) dense rate, plus the NPU's launch overhead. A hand-off to
+// a CPU worker that waited past its core's idle window, and a completion to an
+// engine thread that waited that long, cost the core's idle wake-up more.
 #pragma once
 
 #include <deque>
@@ -53,6 +55,7 @@ class SimComputeBackend : public ComputeBackend {
     int lane = 0;
     ComputeTask task;  // the running task
     Nanos start;
+    Nanos free_since;  // when it finished its last task
   };
   SimComputeBackend(EventQueue* queue, const DeviceProfile& profile, Timeline* timeline)
       : queue_(queue),
@@ -63,6 +66,9 @@ class SimComputeBackend : public ComputeBackend {
   Nanos Duration(const Worker& w, const ComputeTask& task, double* dram_rate) const;
   double DramInUse(bool npu) const;
   void Finish(Worker* w, bool npu);
+  // The extra wake-up of a thread of core class `core` that has waited since
+  // `since` (the profile's idle_wake once past its idle_window; else 0).
+  Nanos IdleWake(const CoreClassSpec* core, Nanos since) const;
 
   EventQueue* queue_;
   DeviceProfile profile_;
@@ -71,6 +77,10 @@ class SimComputeBackend : public ComputeBackend {
   CompletionSink* sink_ = nullptr;
   std::vector<Worker> cpu_, npu_;
   std::deque<ComputeTask> cpu_waiting_, npu_waiting_;
+  // The engine's thread counts as awake from its last hand-off with compute (a
+  // submit, a completion delivered); the I/O completions it handles in
+  // between are not seen here.
+  Nanos engine_awake_at_;
 };
 
 }  // namespace sparseflash

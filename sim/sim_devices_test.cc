@@ -1,5 +1,6 @@
 // Golden tests of the simulated flash and compute on the toy device, where every
 // completion time is worked out by hand.
+#include <functional>
 #include <tuple>
 #include <vector>
 
@@ -203,6 +204,54 @@ TEST(SimCompute, SparseFfnTasksPayTheKernelsCostPerCall) {
   EXPECT_EQ(done[0], 1025000);  // hand-off, the call, 1 ms of weights
   EXPECT_EQ(done[1], 2045000);
   EXPECT_EQ(done[2], 3065000);
+}
+
+// The times (ns) at which the engine learns that each of `count` tasks of
+// `bytes` finished, handed one at a time to one worker of `device`: the first
+// at `first_at`, each next one when the one before is done.
+std::vector<int64_t> OneAtATimeDoneTimes(const DeviceProfile& device, int64_t bytes, int count,
+                                         Nanos first_at = {}) {
+  EventQueue q;
+  auto backend = SimComputeBackend::Create(&q, device, {.compute_threads = 1, .io_core_class = ""});
+  if (!backend.ok()) return {};
+  struct Chain : Recorder {
+    using Recorder::Recorder;
+    void OnComputeDone(uint64_t tag) override {
+      Recorder::OnComputeDone(tag);
+      if (static_cast<int>(tag) < count) submit(tag + 1);
+    }
+    int count = 0;
+    std::function<void(uint64_t)> submit;
+  } r(&q);
+  r.count = count;
+  r.submit = [&](uint64_t tag) {
+    (*backend)->Submit({.tag = tag, .kind = ComputeKind::kFfn, .bytes = bytes, .in_order = true});
+  };
+  (*backend)->SetSink(&r);
+  q.At(first_at, [&] { r.submit(1); });
+  q.Run();
+  std::vector<int64_t> times;
+  for (const auto& [tag, at] : r.done) times.push_back(at);
+  return times;
+}
+
+// A thread that waited past its core's idle window wakes slower: the engine's
+// thread after a task longer than the window, a worker handed a task after
+// idling that long. Shorter waits pay only the hand-off.
+TEST(SimCompute, AThreadThatWaitedPastTheIdleWindowWakesSlower) {
+  DeviceProfile d = ToyDevice(2);  // 1 GB/s: 1000 bytes take 1 us
+  d.cores[0].task_dispatch_ns = 20000;
+  d.cores[0].idle_wake_ns = 70000;
+  d.cores[0].idle_window_ns = 150000;
+  // 100 us of work: nobody waits past the window.
+  EXPECT_EQ(OneAtATimeDoneTimes(d, 100000, 2), (std::vector<int64_t>{120000, 240000}));
+  // 300 us: the engine's thread waits through each task and wakes 70 us late.
+  EXPECT_EQ(OneAtATimeDoneTimes(d, 300000, 2), (std::vector<int64_t>{390000, 780000}));
+  // The first task handed over 200 us after the start: the worker too has idled.
+  EXPECT_EQ(OneAtATimeDoneTimes(d, 100000, 1, Microseconds(200)),
+            (std::vector<int64_t>{200000 + 70000 + 120000 + 70000}));
+  d.cores[0].idle_wake_ns = 0;  // not stated: no step
+  EXPECT_EQ(OneAtATimeDoneTimes(d, 300000, 2), (std::vector<int64_t>{320000, 640000}));
 }
 
 TEST(SimCompute, TheIoThreadTakesACoreEvenWithoutACoreOfItsClass) {

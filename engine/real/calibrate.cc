@@ -30,11 +30,11 @@ using calibration::kKernelShape;
 using calibration::MeasureCopy;
 using calibration::MeasureDramRead;
 using calibration::MeasureFormats;
+using calibration::MeasureHandOff;
 using calibration::MeasureReadAhead;
 using calibration::MeasureReads;
 using calibration::MeasureResubmitGapNs;
 using calibration::MeasureSubmitOverheadNs;
-using calibration::MeasureTaskDispatchNs;
 using calibration::Median;
 using calibration::MemInfo;
 using calibration::ReadableFileBytes;
@@ -216,13 +216,15 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
     }
   }
   for (const std::string& line : spreads) say(absl::StrCat("passes: ", line));
-  const double dispatch_ns = MeasureTaskDispatchNs(cores, o.quick ? 200 : 1000);
+  const calibration::HandOff hand_off = MeasureHandOff(o.quick ? 60 : 200);
   say(absl::StrFormat(
       "DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
       "all %d cores at once: sparse FFN kernel %.2f GB/s per core over "
-      "scattered bundles, dense GEMV %.2f in order (%s); task hand-off %.1f us",
+      "scattered bundles, dense GEMV %.2f in order (%s); task hand-off %.1f us, %.1f us more "
+      "after a wait of over %.0f us",
       one / 1e9, all / 1e9, cores, copy / 1e9, cores, own.gemv_bytes_per_s / 1e9,
-      own.dense_gemv_bytes_per_s / 1e9, SparseFfnTarget(kKernelShape), dispatch_ns / 1e3));
+      own.dense_gemv_bytes_per_s / 1e9, SparseFfnTarget(kKernelShape), hand_off.dispatch_ns / 1e3,
+      hand_off.idle_wake_ns / 1e3, hand_off.idle_window_ns / 1e3));
   CoreClassSpec core;
   core.name = "host";
   core.count = cores;
@@ -234,7 +236,9 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.dense_gemv_alone_bytes_per_s = own.dense_gemv_alone_bytes_per_s;
   // INT4: 2 weights per byte, 2 operations per weight.
   core.dense_ops_per_s = 4 * own.gemv_bytes_per_s;
-  core.task_dispatch_ns = dispatch_ns;
+  core.task_dispatch_ns = hand_off.dispatch_ns;
+  core.idle_wake_ns = hand_off.idle_wake_ns;
+  core.idle_window_ns = hand_off.idle_window_ns;
   core.kernel_rates = std::move(formats);
   core.source = absl::StrCat(
       "sparse FFN kernel and dense GEMV (", SparseFfnTarget(kKernelShape), ") measured ", date,

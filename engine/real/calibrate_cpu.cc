@@ -41,30 +41,65 @@ double MeasureCopy(int64_t bytes) {
   return 3.0 * bytes / Seconds(t0);
 }
 
-// Median time to hand an empty task to a worker of the engine's thread pool and
-// get its completion back on this thread: what every compute task costs the
-// real engine beyond its work.
-double MeasureTaskDispatchNs(int threads, int tasks) {
+namespace {
+
+// Busy for `ns`, as a compute task is (a sleeping task would idle the core).
+void Spin(double ns) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (Seconds(t0) * 1e9 < ns) {
+  }
+}
+
+// The median time, beyond `work_ns` of work, from handing one task to a worker
+// of the engine's thread pool to having its completion back on this thread,
+// one task at a time (this thread waits for each).
+double HandOffNs(ThreadPoolCompute& pool, CompletionQueue& queue, bool& done, double work_ns,
+                 int tasks) {
+  std::vector<double> ns;
+  for (int i = 0; i < tasks; ++i) {
+    done = false;
+    const auto start = std::chrono::steady_clock::now();
+    pool.Submit(
+        {.tag = static_cast<uint64_t>(i),
+         .work = std::make_shared<const std::function<void()>>([work_ns] { Spin(work_ns); })});
+    while (!done) queue.Pop()();
+    ns.push_back(Seconds(start) * 1e9 - work_ns);
+  }
+  return Median(ns);
+}
+
+}  // namespace
+
+HandOff MeasureHandOff(int tasks) {
   CompletionQueue queue;
-  ThreadPoolCompute pool(threads, &queue);
+  ThreadPoolCompute pool(1, &queue);
   struct Sink : CompletionSink {
     void OnReadDone(uint64_t, bool) override {}
     void OnComputeDone(uint64_t) override { done = true; }
     bool done = false;
   } sink;
   pool.SetSink(&sink);
-  std::vector<double> ns;
-  for (int i = 0; i < tasks; ++i) {
-    sink.done = false;
-    const auto start = std::chrono::steady_clock::now();
-    pool.Submit({.tag = static_cast<uint64_t>(i),
-                 .work = std::make_shared<const std::function<void()>>([] {})});
-    while (!sink.done) queue.Pop()();
-    ns.push_back(
-        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count());
-    std::this_thread::sleep_for(std::chrono::microseconds(200));  // let the worker sleep again
+  // Tasks of 25 us to 1 ms of work: the waiting thread idles that long.
+  std::vector<double> work_us;
+  for (double w = 25; w <= 400; w += 25) work_us.push_back(w);
+  work_us.push_back(1000);
+  std::vector<double> cost;
+  for (double w : work_us) cost.push_back(HandOffNs(pool, queue, sink.done, w * 1e3, tasks));
+  HandOff h;
+  h.dispatch_ns = std::min(cost[0], cost[1]);
+  const double idle = std::max(cost[cost.size() - 1], cost[cost.size() - 2]);
+  // A step of less than half the short hand-off (and 5 us) is noise: no idle state.
+  if (idle - h.dispatch_ns < std::max(5e3, h.dispatch_ns / 2)) return h;
+  h.idle_wake_ns = idle - h.dispatch_ns;
+  // The window: the longest wait that still woke fast (before the first task
+  // whose hand-off is past the midpoint of the step).
+  for (size_t i = 0; i < cost.size(); ++i) {
+    if (cost[i] > h.dispatch_ns + h.idle_wake_ns / 2) {
+      h.idle_window_ns = (i == 0 ? 0 : work_us[i - 1]) * 1e3;
+      break;
+    }
   }
-  return Median(ns);
+  return h;
 }
 
 // The sparse FFN kernel (`shape`, bundles from DRAM) on each of `threads`

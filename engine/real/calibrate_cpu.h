@@ -41,9 +41,19 @@ inline constexpr FfnKernelShape kFormatShapes[] = {
 double MeasureDramRead(int threads, int64_t bytes);
 // memcpy bandwidth over `bytes`, B/s.
 double MeasureCopy(int64_t bytes);
-// Median time to hand an empty task to a worker of the engine's thread pool
-// and get its completion back, ns.
-double MeasureTaskDispatchNs(int threads, int tasks);
+// Handing a compute task to a worker of the engine's thread pool and getting
+// its completion back, beyond the work, ns: `dispatch_ns` while the waiting
+// threads are awake, and `idle_wake_ns` more once a thread has waited longer
+// than `idle_window_ns` (its core went idle: a guest's halted vCPU, a phone
+// core's deeper sleep state, from which it wakes slower). Measured one task at
+// a time with tasks of 25 us to 1 ms of busy work, `tasks` per length (median);
+// idle_wake_ns and idle_window_ns 0 where the cost does not step up.
+struct HandOff {
+  double dispatch_ns = 0;
+  double idle_wake_ns = 0;
+  double idle_window_ns = 0;
+};
+HandOff MeasureHandOff(int tasks);
 // The sparse FFN kernel's fixed cost per call (quantizing x, folding the
 // output), ns: the intercept of calls of 1 and of 17 bundles held in the CPU's
 // caches, each the median over `batches` batches of 64 calls.

@@ -141,6 +141,23 @@ TEST(Calibrate, ReadAheadAndLargestRequestAreTheBlockDevicesOwn) {
   EXPECT_EQ(BlockDeviceMaxRequestKb("/nonexistent/file"), 0);
 }
 
+// The hand-off is measured as the engine hands tasks over, one at a time with
+// real work, and where the cost steps up after longer waits the step and the
+// window are stated consistently: a wait inside the ladder of task lengths.
+TEST(Calibrate, TheTaskHandOffIsMeasuredOneTaskAtATime) {
+  const calibration::HandOff h = calibration::MeasureHandOff(/*tasks=*/10);
+  EXPECT_GT(h.dispatch_ns, 0);
+  EXPECT_LT(h.dispatch_ns, 10e6) << "a hand-off of 10 ms is no measurement";
+  EXPECT_GE(h.idle_wake_ns, 0);
+  if (h.idle_wake_ns > 0) {
+    EXPECT_GE(h.idle_wake_ns, std::max(5e3, h.dispatch_ns / 2)) << "a smaller step is noise";
+    EXPECT_GE(h.idle_window_ns, 0);
+    EXPECT_LE(h.idle_window_ns, 1e6);
+  } else {
+    EXPECT_EQ(h.idle_window_ns, 0) << "no step, no window";
+  }
+}
+
 // A real run computes each model in its own weight format, and calibration
 // prices every integer format a catalog model uses under the model's name for
 // it, so the simulator finds the rate of the format the real run computes.
