@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -13,13 +12,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "common/files.h"
-#include "common/random.h"
 #include "common/units.h"
 #include "engine/real/calibrate_cpu.h"
 #include "engine/real/calibrate_flash.h"
-#include "engine/real/completion_queue.h"
-#include "engine/real/real_env.h"
 #include "engine/real/sparse_ffn_kernel.h"
+#include "traces/model_spec.h"
 
 namespace sparseflash {
 namespace {
@@ -38,7 +35,6 @@ using calibration::MeasureSubmitOverheadNs;
 using calibration::Median;
 using calibration::MemInfo;
 using calibration::ReadableFileBytes;
-using calibration::Seconds;
 using calibration::WriteScratch;
 
 }  // namespace
