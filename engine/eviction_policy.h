@@ -29,8 +29,11 @@ class AccessOracle {
 
 struct PolicyOptions {
   uint32_t key_space = 0;          // number of distinct keys
-  int64_t capacity_entries = 0;    // expected entries at a full cache (S3-FIFO queue sizes)
-  double small_queue_share = 0.1;  // S3-FIFO small FIFO share of the entries
+  int64_t capacity_entries = 0;    // expected entries at a full cache
+  int64_t capacity_bytes = 0;      // the cache's bytes (S3-FIFO queue sizes); 0 = capacity_entries
+  int64_t entry_bytes = 1;         // typical entry size (S3-FIFO queue sizes)
+  double small_queue_share = 0.1;  // S3-FIFO small FIFO share of the bytes
+  double ghost_queue_share = 0.9;  // S3-FIFO ghost FIFO size as a share of the bytes
   int move_to_main_threshold = 2;  // S3-FIFO hits in the small FIFO that promote a key
   int window_tokens = 4;           // sliding window: keys unused for this many tokens leave
   // Per key, how much it is worth keeping (e.g. the offline profile's frequency);

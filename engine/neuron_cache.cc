@@ -32,6 +32,8 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
   PolicyOptions p;
   p.key_space = options.key_space;
   p.capacity_entries = options.capacity_bytes / std::max<int64_t>(1, options.entry_bytes);
+  p.capacity_bytes = options.capacity_bytes;
+  p.entry_bytes = std::max<int64_t>(1, options.entry_bytes);
   p.window_tokens = options.window_tokens;
   p.key_weight = options.key_weight;
   p.oracle = options.oracle;

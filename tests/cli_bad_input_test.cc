@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -52,6 +53,10 @@ class CliBadInput : public ::testing::Test {
     std::ofstream(dir_ + "/bad.textproto") << "flash { points { request_bytes: -5 ";
     std::ofstream(dir_ + "/text.txt") << "A 0 0 1 2\nA 0 1 3\n";
     std::ofstream(dir_ + "/badtext.txt") << "A 0 0 1 2\nA 0 9 3\n";
+    // oracleGeneral records (time, id, size, next): a zero size; two sizes.
+    std::ofstream(dir_ + "/zero_size.og", std::ios::binary) << std::string(24, '\0');
+    std::ofstream(dir_ + "/mixed_size.og", std::ios::binary)
+        << OracleRecord(1, 8) << OracleRecord(2, 16);
     std::ofstream(dir_ + "/float.npy", std::ios::binary) << FloatNpy();
     std::ofstream(dir_ + "/sweep.textproto") << "grid { device: \"oneplus12\" model: "
                                                 "\"turbosparse-mistral-7b\" strategy: "
@@ -92,6 +97,13 @@ class CliBadInput : public ::testing::Test {
       guarded_[f] = ReadAll(dir_ + "/" + f);
       ASSERT_FALSE(f != std::string("empty") && guarded_[f].empty()) << f << " was not written";
     }
+  }
+
+  static std::string OracleRecord(uint64_t id, uint32_t size) {
+    std::string r(24, '\0');
+    std::memcpy(r.data() + 4, &id, 8);
+    std::memcpy(r.data() + 12, &size, 4);
+    return r;
   }
 
   static std::string FloatNpy() {
@@ -192,6 +204,32 @@ const std::vector<Case>& Cases() {
       // trace export
       {"trace export {d}/damaged.trace --out {d}/good.txt", {"damaged.trace"}},
       {"trace export {d}/missing.trace --out {d}/x.txt", {"missing.trace"}},
+      {"trace export {d}/good.trace --format oracle-general", {"--out"}},
+      {"trace export {d}/good.trace --format oracle-general --set bogus --out {d}/x.og",
+       {"--set", "bogus"}},
+      {"trace export {d}/good.trace --format oracle-general --object-bytes 0 --out {d}/x.og",
+       {"--object-bytes"}},
+      {"trace export {d}/damaged.trace --format oracle-general --out {d}/x.og", {"damaged.trace"}},
+      {"trace export {d}/good.trace --format oracle-general --out {nodir}/x.og",
+       {"no/such/folder"}},
+      {"trace export {d}/good.trace --format csv --out {d}/x.og", {"--format"}},
+      // trace cachesim, trace synth-stream
+      {"trace cachesim {d}/missing.og", {"missing.og"}},
+      {"trace cachesim {d}/empty", {"empty", "oracleGeneral"}},
+      {"trace cachesim {d}/garbage", {"garbage", "24-byte"}},
+      {"trace cachesim {d}/folder", {"folder", "regular file"}},
+      {"trace cachesim {d}/damaged.trace", {"damaged.trace"}},
+      {"trace cachesim {d}/zero_size.og", {"zero_size.og", "record 0", "obj_size"}},
+      {"trace cachesim {d}/mixed_size.og", {"mixed_size.og", "record 1", "obj_size 16"}},
+      {"trace cachesim {d}/good.trace --size 150%", {"--size", "150%"}},
+      {"trace cachesim {d}/good.trace --size 10G", {"--size", "10G"}},
+      {"trace cachesim {d}/good.trace --policy bogus", {"--policy", "bogus"}},
+      {"trace cachesim {d}/good.trace --set bogus", {"--set", "bogus"}},
+      {"trace cachesim {d}/good.trace --object-bytes 0", {"--object-bytes"}},
+      {"trace synth-stream --out {d}/s.og --active 0.9", {"active"}},
+      {"trace synth-stream --out {d}/s.og --layers 0", {"layers"}},
+      {"trace synth-stream --out {d}/s.og --zipf -1", {"zipf"}},
+      {"trace synth-stream --tokens 2 --out {nodir}/s.og", {"no/such/folder"}},
       {"trace export {d}/good.trace --out {d}/folder", {"folder", "directory"}},
       {"trace export {d}/good.trace --out {nodir}/x.txt", {"no/such/folder"}},
       // model and device show

@@ -67,6 +67,12 @@ void AddSweepCommand(CLI::App& app, Dispatch& dispatch);
 void AddValidateCommand(CLI::App& app, Dispatch& dispatch);
 void AddDbCommands(CLI::App& app, Dispatch& dispatch);
 void AddReportCommand(CLI::App& app, Dispatch& dispatch);
+// trace cachesim (added under `trace`).
+void AddTraceCacheCommands(CLI::App& trace, Dispatch& dispatch);
+// trace export --format oracle-general: the trace's `set` accesses as a
+// libCacheSim stream of `object_bytes` objects written to `out`.
+int RunExportRequests(const std::string& trace, const std::string& out, const std::string& set,
+                      int64_t object_bytes);
 // generate, and trace record (added under `trace`).
 void AddGenerateCommands(CLI::App& app, CLI::App& trace, Dispatch& dispatch);
 

@@ -132,6 +132,11 @@ int RunImport(const ImportArgs& a) {
   return 0;
 }
 
+struct ExportArgs {
+  std::string in, out, format = "text", set = "active";
+  int64_t object_bytes = 8192;
+};
+
 int RunExport(const std::string& path, const std::string& out) {
   absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
   if (!reader.ok()) return ReportError(reader.status());
@@ -229,16 +234,26 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
 }  // namespace sparseflash::cli
 );
 
-auto exp_in = std::make_shared<std::string>();
-auto exp_out = std::make_shared<std::string>();
-auto exp_text = std::make_shared<bool>(true);
-CLI::App* exp = trace->add_subcommand("export", "Write a trace as text (A/P/G lines)");
-exp->add_option("file", *exp_in, "Trace file")->required();
-exp->add_flag("--text", *exp_text, "Text output (the only format; default)");
-exp->add_option("--out", *exp_out, "Output file (default: stdout)");
-exp->callback([&dispatch, exp_in, exp_out] {
-  dispatch.action = [=] { return RunExport(*exp_in, *exp_out); };
+auto ex = std::make_shared<ExportArgs>();
+CLI::App* exp = trace->add_subcommand(
+    "export",
+    "Write a trace as text (A/P/G lines) or as its cache requests (libCacheSim oracleGeneral)");
+exp->add_option("file", ex->in, "Trace file")->required();
+exp->add_option("--format", ex->format,
+                "text: A/P/G lines; oracle-general: one 24-byte record per neuron access, "
+                "as libCacheSim reads")
+    ->check(CLI::IsMember({"text", "oracle-general"}));
+exp->add_option("--set", ex->set, "For oracle-general: the neurons requested (active|predicted)");
+exp->add_option("--object-bytes", ex->object_bytes,
+                "For oracle-general: each neuron's object size");
+exp->add_option("--out", ex->out, "Output file (default for text: stdout)");
+exp->callback([&dispatch, ex] {
+  dispatch.action = [=] {
+    return ex->format == "text" ? RunExport(ex->in, ex->out)
+                                : RunExportRequests(ex->in, ex->out, ex->set, ex->object_bytes);
+  };
 });
+AddTraceCacheCommands(*trace, dispatch);
 }
 
 }  // namespace sparseflash::cli

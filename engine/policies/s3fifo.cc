@@ -1,11 +1,15 @@
 // S3-FIFO (Yang et al., SOSP '23), as the reference (libCacheSim's S3FIFO): a
-// small FIFO for new keys (10 % of the entries), a main FIFO, and a ghost FIFO
-// of keys recently evicted from the small one (as many as main holds). A key hit
-// `move_to_main_threshold` times (2) while small moves to main when it reaches
-// the small queue's head; a key re-inserted while remembered by the ghost goes
-// straight to main and leaves the ghost; main reinserts keys that were hit
-// (counting down a 2-bit frequency) instead of evicting them. All state is
-// bounded by a small multiple of the entries.
+// small FIFO for new keys (10 % of the bytes), a main FIFO (the rest), and a
+// ghost FIFO of keys recently evicted from the small one (90 % of the bytes'
+// worth of entries). Room is made in main while it holds more than its share,
+// else in the small FIFO, which gives up keys until one leaves the cache: a key
+// hit `move_to_main_threshold` times (2) while small moves to main instead. A
+// key re-inserted while remembered by the ghost goes straight to main and
+// leaves the ghost; main reinserts keys that were hit (counting down a 2-bit
+// frequency) instead of evicting them. Queue sizes are rounded as the
+// reference rounds them (bytes truncated, then whole entries), so miss counts
+// equal libCacheSim's on the same stream. All state is bounded by a small
+// multiple of the entries.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
@@ -20,11 +24,16 @@ namespace {
 class S3Fifo : public EvictionPolicy {
  public:
   explicit S3Fifo(const PolicyOptions& o)
-      : small_target_(std::max<int64_t>(1, o.capacity_entries * o.small_queue_share)),
-        ghost_limit_(std::max<int64_t>(1, o.capacity_entries - small_target_)),
-        threshold_(std::max(1, o.move_to_main_threshold)),
+      : threshold_(std::max(1, o.move_to_main_threshold)),
         freq_(o.key_space, 0),
-        ghost_stamp_(o.key_space, 0) {}
+        ghost_stamp_(o.key_space, 0) {
+    const bool in_bytes = o.capacity_bytes > 0;
+    const int64_t bytes = in_bytes ? o.capacity_bytes : o.capacity_entries;
+    const int64_t entry = in_bytes ? std::max<int64_t>(1, o.entry_bytes) : 1;
+    const auto small_bytes = static_cast<int64_t>(static_cast<double>(bytes) * o.small_queue_share);
+    main_limit_ = (bytes - small_bytes) / entry;
+    ghost_limit_ = static_cast<int64_t>(static_cast<double>(bytes) * o.ghost_queue_share) / entry;
+  }
 
   void OnHit(CacheKey key) override {
     uint8_t& f = freq_[key];
@@ -45,10 +54,12 @@ class S3Fifo : public EvictionPolicy {
   }
   CacheKey Evict() override {
     while (true) {
-      if (static_cast<int64_t>(small_.size()) >= small_target_ || main_.empty()) {
+      if (static_cast<int64_t>(main_.size()) > main_limit_ || small_.empty()) {
+        if (auto victim = EvictMain()) return *victim;
+        continue;
+      }
+      while (!small_.empty()) {
         if (auto victim = EvictSmall()) return *victim;
-      } else if (auto victim = EvictMain()) {
-        return *victim;
       }
     }
   }
@@ -111,7 +122,8 @@ class S3Fifo : public EvictionPolicy {
     next_stamp_ = stamp;
   }
 
-  int64_t small_target_, ghost_limit_;
+  int64_t main_limit_ = 0;   // main gives up a key while it holds more entries
+  int64_t ghost_limit_ = 0;  // the most entries the ghost remembers
   int threshold_;
   std::deque<CacheKey> small_, main_;
   std::deque<GhostEntry> ghost_;

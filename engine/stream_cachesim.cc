@@ -1,0 +1,57 @@
+#include "engine/stream_cachesim.h"
+
+#include <chrono>
+
+#include "engine/neuron_cache.h"
+
+namespace sparseflash {
+namespace {
+
+// Belady's oracle over a stream: the next use of the request being served.
+class StreamOracle : public AccessOracle {
+ public:
+  explicit StreamOracle(const RequestStream& stream) : next_(stream.next_use) {}
+  void set_request(size_t i) { now_ = i; }
+  // Asked only for the key of the current request (on its hit or insertion).
+  uint32_t NextUse(CacheKey) const override { return next_[now_]; }
+
+ private:
+  const std::vector<uint32_t>& next_;
+  size_t now_ = 0;
+};
+
+}  // namespace
+
+int64_t WorkingSetBytes(const RequestStream& stream) {
+  return int64_t{stream.key_space()} * stream.object_bytes;
+}
+
+absl::StatusOr<StreamCacheResult> RunPolicyOnStream(const RequestStream& stream,
+                                                    const std::string& policy,
+                                                    int64_t capacity_bytes) {
+  StreamOracle oracle(stream);
+  absl::StatusOr<std::unique_ptr<NeuronCache>> made =
+      NeuronCache::Create({.key_space = std::max<uint32_t>(1, stream.key_space()),
+                           .capacity_bytes = capacity_bytes,
+                           .policy = policy,
+                           .entry_bytes = stream.object_bytes,
+                           .oracle = &oracle});
+  if (!made.ok()) return made.status();
+  NeuronCache& cache = **made;
+  const int64_t bytes = stream.object_bytes;
+  const bool needs_oracle = policy == "belady";
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < stream.requests(); ++i) {
+    if (i > 0 && stream.time[i] != stream.time[i - 1]) cache.OnTokenEnd();
+    if (needs_oracle) oracle.set_request(i);
+    cache.Access(stream.keys[i], bytes);
+  }
+  const std::chrono::duration<double> loop = std::chrono::steady_clock::now() - start;
+  return StreamCacheResult{.policy = policy,
+                           .capacity_bytes = capacity_bytes,
+                           .requests = stream.requests(),
+                           .misses = cache.stats().misses,
+                           .loop_seconds = loop.count()};
+}
+
+}  // namespace sparseflash

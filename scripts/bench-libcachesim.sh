@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Sets sparseflash's eviction policies beside libCacheSim's on the same neuron
+# request streams: miss counts (they must be equal) and requests per second
+# with each stream in memory and only the request loop timed, the two programs
+# alternated round by round on one machine:
+#
+#   scripts/bench-libcachesim.sh LIBCACHESIM_DIR [options]
+#     --out DIR          streams, outputs and the harness binary (default bench-libcachesim)
+#     --rounds N         alternations per stream (default 2)
+#     --policies LIST    default lru,fifo,lfu,sieve,s3fifo,belady
+#     --sizes LIST       shares of the working set in % (default 10,25,50)
+#     --tokens N         tokens of the generated trace stream (default 256)
+#
+# LIBCACHESIM_DIR is a libCacheSim source tree built with CMake into _build
+# (github.com/1a1a11a/libCacheSim; needs libglib2.0-dev). Nothing of it enters
+# sparseflash: scripts/libcachesim-loop.c is compiled against it here, outside
+# the build. Streams: the synthetic one of `trace synth-stream` (32 x 14,336
+# neurons, 10 % per layer per token, 70 % reused from the previous 4 tokens,
+# Zipf 1.0, 8 KiB objects, 512 tokens) and the active neurons of a generated
+# turbosparse-mistral-7b trace.
+set -euo pipefail
+usage() { sed -n 2,21p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+[ $# -ge 1 ] || usage
+lcs=$1
+shift
+out=bench-libcachesim rounds=2 policies=lru,fifo,lfu,sieve,s3fifo,belady sizes=10,25,50 tokens=256
+while [ $# -gt 0 ]; do
+  case $1 in
+    --out) out=$2; shift 2 ;;
+    --rounds) rounds=$2; shift 2 ;;
+    --policies) policies=$2; shift 2 ;;
+    --sizes) sizes=$2; shift 2 ;;
+    --tokens) tokens=$2; shift 2 ;;
+    -h|--help) usage 0 ;;
+    *) echo "unknown option $1" >&2; usage ;;
+  esac
+done
+lib="$lcs/_build/liblibCacheSim.a"
+[ -f "$lib" ] || { echo "$lib: not found (build libCacheSim with CMake into $lcs/_build)" >&2; exit 2; }
+cli="$(cd "$(dirname "$0")/.." && pwd)/build/bin/sparseflash"
+[ -x "$cli" ] || { echo "$cli: build sparseflash first (scripts/build.sh)" >&2; exit 2; }
+mkdir -p "$out"
+harness="$out/libcachesim-loop"
+gcc -O2 -o "$harness" "$(dirname "$0")/libcachesim-loop.c" -I"$lcs/libCacheSim/include" "$lib" \
+  $(pkg-config --cflags --libs glib-2.0) -lzstd -lm -lpthread
+
+[ -f "$out/synthetic.oracleGeneral" ] || "$cli" trace synth-stream --out "$out/synthetic.oracleGeneral"
+if [ ! -f "$out/mistral.oracleGeneral" ]; then
+  "$cli" trace gen --model turbosparse-mistral-7b --tokens "$tokens" --out "$out/mistral.trace" --force
+  "$cli" trace export "$out/mistral.trace" --format oracle-general --out "$out/mistral.oracleGeneral"
+fi
+
+pct_sizes=$(echo "$sizes" | sed 's/\([0-9.]*\)/\1%/g')
+for stream in synthetic mistral; do
+  f="$out/$stream.oracleGeneral"
+  for r in $(seq 1 "$rounds"); do
+    echo "== $stream, round $r/$rounds (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+    "$cli" trace cachesim "$f" --policy "$policies" --size "$pct_sizes" > "$out/$stream.ours.$r"
+    "$harness" "$f" "$policies" "$sizes" > "$out/$stream.libcachesim.$r"
+  done
+  echo "## $stream: misses and Mreq/s per round (sparseflash / libCacheSim), ratio of medians"
+  printf '%-8s %5s %12s %12s %5s  %-24s %-24s %6s\n' policy size misses libCacheSim same \
+    "sparseflash Mreq/s" "libCacheSim Mreq/s" ratio
+  for r in $(seq 1 "$rounds"); do
+    paste <(awk 'NR > 1 {print $1, $2, $5, $7}' "$out/$stream.ours.$r") \
+          <(awk 'NR > 1 {print $5, $7}' "$out/$stream.libcachesim.$r")
+  done | awk '{k = $1 " " $2; if (!(k in m)) {order[n++] = k; m[k] = $3; l[k] = $5}
+               if ($3 != m[k] || $5 != l[k]) bad[k] = 1
+               o[k] = o[k] (o[k] ? "," : "") $4; t[k] = t[k] (t[k] ? "," : "") $6}
+    function median(list,   a, c, i, j, x) {
+      c = split(list, a, ",")
+      for (i = 2; i <= c; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] + 0 > x + 0; j--) a[j + 1] = a[j]; a[j + 1] = x }
+      return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
+    }
+    END {for (i = 0; i < n; i++) {k = order[i]; split(k, p, " ")
+      printf "%-8s %5s %12s %12s %5s  %-24s %-24s %6.1f\n", p[1], p[2], m[k], l[k],
+        (m[k] == l[k] && !(k in bad)) ? "yes" : "NO", o[k], t[k], median(o[k]) / median(t[k])}}'
+done
