@@ -7,6 +7,7 @@
 #   scripts/bench-libcachesim.sh LIBCACHESIM_DIR [options]
 #     --out DIR          streams, outputs and the harness binary (default bench-libcachesim)
 #     --rounds N         alternations per stream (default 2)
+#     --repeat N         runs of each policy and size per round, median time (default 3)
 #     --policies LIST    default lru,fifo,lfu,sieve,s3fifo,belady
 #     --sizes LIST       shares of the working set in % (default 10,25,50)
 #     --tokens N         tokens of the generated trace stream (default 256)
@@ -19,15 +20,16 @@
 # Zipf 1.0, 8 KiB objects, 512 tokens) and the active neurons of a generated
 # turbosparse-mistral-7b trace.
 set -euo pipefail
-usage() { sed -n 2,21p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n 2,22p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 [ $# -ge 1 ] || usage
 lcs=$1
 shift
-out=bench-libcachesim rounds=2 policies=lru,fifo,lfu,sieve,s3fifo,belady sizes=10,25,50 tokens=256
+out=bench-libcachesim rounds=2 repeat=3 policies=lru,fifo,lfu,sieve,s3fifo,belady sizes=10,25,50 tokens=256
 while [ $# -gt 0 ]; do
   case $1 in
     --out) out=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
+    --repeat) repeat=$2; shift 2 ;;
     --policies) policies=$2; shift 2 ;;
     --sizes) sizes=$2; shift 2 ;;
     --tokens) tokens=$2; shift 2 ;;
@@ -55,8 +57,9 @@ for stream in synthetic mistral; do
   f="$out/$stream.oracleGeneral"
   for r in $(seq 1 "$rounds"); do
     echo "== $stream, round $r/$rounds (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-    "$cli" trace cachesim "$f" --policy "$policies" --size "$pct_sizes" > "$out/$stream.ours.$r"
-    "$harness" "$f" "$policies" "$sizes" > "$out/$stream.libcachesim.$r"
+    "$cli" trace cachesim "$f" --policy "$policies" --size "$pct_sizes" --repeat "$repeat" \
+      > "$out/$stream.ours.$r"
+    "$harness" "$f" "$policies" "$sizes" "$repeat" > "$out/$stream.libcachesim.$r"
   done
   echo "## $stream: misses and Mreq/s per round (sparseflash / libCacheSim), ratio of medians"
   printf '%-8s %5s %12s %12s %5s  %-24s %-24s %6s\n' policy size misses libCacheSim same \

@@ -1,8 +1,9 @@
 // Times libCacheSim's eviction policies on an oracleGeneral stream held in
 // memory: only the request loop is timed, as `sparseflash trace cachesim` does.
-// Usage: libcachesim-loop FILE POLICIES SHARES
+// Usage: libcachesim-loop FILE POLICIES SHARES [REPEAT]
 //   POLICIES: comma-separated (lru,fifo,lfu,sieve,s3fifo,belady)
 //   SHARES: comma-separated percentages of the working set (10,25,50)
+//   REPEAT: runs of each policy and share; the median loop time counts (default 1)
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,11 @@ typedef struct {
 
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
 }
 
@@ -40,8 +46,13 @@ static cache_t *make_cache(const char *name, common_cache_params_t p) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 4) {
-    fprintf(stderr, "usage: %s FILE POLICIES SHARES\n", argv[0]);
+  if (argc != 4 && argc != 5) {
+    fprintf(stderr, "usage: %s FILE POLICIES SHARES [REPEAT]\n", argv[0]);
+    return 2;
+  }
+  const int repeat = argc == 5 ? atoi(argv[4]) : 1;
+  if (repeat < 1 || repeat > 1000) {
+    fprintf(stderr, "REPEAT %s: give 1 to 1000\n", argv[4]);
     return 2;
   }
   FILE *f = fopen(argv[1], "rb");
@@ -80,26 +91,32 @@ int main(int argc, char **argv) {
     snprintf(policies, sizeof(policies), "%s", argv[2]);
     char *save = NULL;
     for (char *p = strtok_r(policies, ",", &save); p; p = strtok_r(NULL, ",", &save)) {
-      common_cache_params_t params = default_common_cache_params();
-      params.cache_size = cache_bytes;
-      params.hashpower = 24;
-      cache_t *cache = make_cache(p, params);
-      request_t *r = new_request();
+      double secs[1000];
       uint64_t misses = 0;
-      double start = now_s();
-      for (size_t i = 0; i < n; ++i) {
-        r->obj_id = req[i].id;
-        r->obj_size = req[i].size;
-        r->next_access_vtime = req[i].next;
-        r->clock_time = 0;
-        if (!cache->get(cache, r)) ++misses;
+      for (int k = 0; k < repeat; ++k) {
+        common_cache_params_t params = default_common_cache_params();
+        params.cache_size = cache_bytes;
+        params.hashpower = 24;
+        cache_t *cache = make_cache(p, params);
+        request_t *r = new_request();
+        misses = 0;
+        double start = now_s();
+        for (size_t i = 0; i < n; ++i) {
+          r->obj_id = req[i].id;
+          r->obj_size = req[i].size;
+          r->next_access_vtime = req[i].next;
+          r->clock_time = 0;
+          if (!cache->get(cache, r)) ++misses;
+        }
+        secs[k] = now_s() - start;
+        free_request(r);
+        cache->cache_free(cache);
       }
-      double secs = now_s() - start;
+      qsort(secs, repeat, sizeof(double), cmp_double);
+      double secs_median = secs[repeat / 2];
       printf("%-8s %7s%% %16lld %12zu %12llu %10.6f %10.2f\n", p, s, (long long)cache_bytes, n,
-             (unsigned long long)misses, (double)misses / n, n / secs / 1e6);
+             (unsigned long long)misses, (double)misses / n, n / secs_median / 1e6);
       fflush(stdout);
-      free_request(r);
-      cache->cache_free(cache);
     }
   }
   free(req);

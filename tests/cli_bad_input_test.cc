@@ -226,6 +226,7 @@ const std::vector<Case>& Cases() {
       {"trace cachesim {d}/good.trace --policy bogus", {"--policy", "bogus"}},
       {"trace cachesim {d}/good.trace --set bogus", {"--set", "bogus"}},
       {"trace cachesim {d}/good.trace --object-bytes 0", {"--object-bytes"}},
+      {"trace cachesim {d}/good.trace --repeat 0", {"--repeat"}},
       {"trace synth-stream --out {d}/s.og --active 0.9", {"active"}},
       {"trace synth-stream --out {d}/s.og --layers 0", {"layers"}},
       {"trace synth-stream --out {d}/s.og --zipf -1", {"zipf"}},
