@@ -8,8 +8,9 @@
 // leaves the ghost; main reinserts keys that were hit (counting down a 2-bit
 // frequency) instead of evicting them. Queue sizes are rounded as the
 // reference rounds them (bytes truncated, then whole entries), so miss counts
-// equal libCacheSim's on the same stream. All state is bounded by a small
-// multiple of the entries.
+// equal libCacheSim's on the same stream (docs/policies.md), except in a
+// cache of about ten entries or fewer, where the reference caches nothing. All
+// state is bounded by a small multiple of the entries.
 #include <algorithm>
 #include <cstdint>
 #include <deque>
