@@ -3,6 +3,7 @@
 // libCacheSim's on the same stream.
 #include "engine/request_stream.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -160,6 +161,27 @@ TEST(StreamCachesim, MissCountsEqualLibCacheSimsOnTheSameStream) {
       EXPECT_EQ(r->misses, g.misses[i]) << g.policy << " at " << shares[i] * 100 << " %";
       EXPECT_EQ(r->requests, s->requests());
     }
+  }
+}
+
+// One pass of stack distances gives LRU's misses at every size: the same as
+// running the LRU cache at that size, at sizes between entries too.
+TEST(StreamCachesim, LruStackDistancesGiveLrusMissesAtEverySize) {
+  SyntheticStreamOptions o = Small();
+  o.tokens = 200;
+  absl::StatusOr<RequestStream> s = MakeSyntheticStream(o);
+  ASSERT_TRUE(s.ok());
+  const std::vector<uint64_t> curve = LruMissesByEntries(*s);
+  ASSERT_EQ(curve.size(), s->key_space() + 1u);
+  EXPECT_EQ(curve[0], s->requests());
+  EXPECT_EQ(curve.back(), s->key_space());  // only the cold misses once everything fits
+  for (size_t e = 1; e < curve.size(); ++e) ASSERT_LE(curve[e], curve[e - 1]) << e;
+  for (int64_t entries : {1, 50, 101, 102, 103, 400, 1000, 2500, 4000}) {
+    const int64_t bytes = entries * s->object_bytes + s->object_bytes / 2;
+    absl::StatusOr<StreamCacheResult> r = RunPolicyOnStream(*s, "lru", bytes);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(curve[static_cast<size_t>(std::min<int64_t>(entries, s->key_space()))], r->misses)
+        << entries << " entries";
   }
 }
 

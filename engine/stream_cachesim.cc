@@ -22,6 +22,42 @@ class StreamOracle : public AccessOracle {
 
 }  // namespace
 
+std::vector<uint64_t> LruMissesByEntries(const RequestStream& stream) {
+  const size_t n = stream.requests();
+  std::vector<uint32_t> tree(n + 1, 0);  // Fenwick tree: 1 at each key's latest request
+  auto add = [&](size_t i, int32_t v) {
+    for (++i; i <= n; i += i & (~i + 1)) tree[i] += static_cast<uint32_t>(v);
+  };
+  auto prefix = [&](size_t i) {  // marks at positions [0, i)
+    uint64_t sum = 0;
+    for (; i > 0; i -= i & (~i + 1)) sum += tree[i];
+    return sum;
+  };
+  // distance[d]: re-references with d distinct other keys since the last one.
+  std::vector<uint64_t> distance(size_t{stream.key_space()} + 1, 0);
+  std::vector<uint32_t> last(stream.key_space(), kNoNextUse);
+  uint64_t cold = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const CacheKey k = stream.keys[i];
+    if (last[k] == kNoNextUse) {
+      ++cold;
+    } else {
+      ++distance[prefix(i) - prefix(last[k] + 1)];
+      add(last[k], -1);
+    }
+    add(i, 1);
+    last[k] = static_cast<uint32_t>(i);
+  }
+  // A cache of e entries misses the cold requests and every distance >= e.
+  std::vector<uint64_t> misses(distance.size());
+  uint64_t beyond = 0;
+  for (size_t e = distance.size(); e-- > 0;) {
+    beyond += distance[e];
+    misses[e] = cold + beyond;
+  }
+  return misses;
+}
+
 int64_t WorkingSetBytes(const RequestStream& stream) {
   return int64_t{stream.key_space()} * stream.object_bytes;
 }

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "engine/request_stream.h"
@@ -30,5 +31,11 @@ int64_t WorkingSetBytes(const RequestStream& stream);
 absl::StatusOr<StreamCacheResult> RunPolicyOnStream(const RequestStream& stream,
                                                     const std::string& policy,
                                                     int64_t capacity_bytes);
+
+// LRU's misses at every cache size in one pass (Mattson's stack distances,
+// counted with a Fenwick tree over request positions): element e of the result
+// is the misses of an LRU cache holding e entries, for e in [0, key_space]
+// (equal-sized objects: a cache of B bytes holds B / object_bytes entries).
+std::vector<uint64_t> LruMissesByEntries(const RequestStream& stream);
 
 }  // namespace sparseflash

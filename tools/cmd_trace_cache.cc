@@ -2,6 +2,7 @@
 // trace's cache requests as libCacheSim's oracleGeneral stream, and the
 // eviction policies run over such a stream (a trace or an oracleGeneral file).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -76,6 +77,7 @@ struct CachesimArgs {
   std::string set = "active";
   int64_t object_bytes = 8192;
   int repeat = 1;
+  bool lru_curve = false;
   bool json = false;
 };
 
@@ -106,8 +108,32 @@ int RunCachesim(const CachesimArgs& a) {
                stream->key_space(), stream->object_bytes, FormatBytes(working_set).c_str());
   nlohmann::ordered_json rows = nlohmann::ordered_json::array();
   if (!a.json) {
-    std::printf("%-8s %8s %16s %12s %12s %10s %10s\n", "policy", "size", "bytes", "requests",
+    std::printf("%-9s %8s %16s %12s %12s %10s %10s\n", "policy", "size", "bytes", "requests",
                 "misses", "miss_ratio", "Mreq/s");
+  }
+  auto emit = [&](const std::string& size, const StreamCacheResult& r) {
+    const double rate = r.loop_seconds > 0 ? r.requests / r.loop_seconds / 1e6 : 0;
+    if (a.json) {
+      rows.push_back({{"policy", r.policy},
+                      {"size", size},
+                      {"capacity_bytes", r.capacity_bytes},
+                      {"requests", r.requests},
+                      {"misses", r.misses},
+                      {"miss_ratio", r.miss_ratio()},
+                      {"loop_seconds", r.loop_seconds}});
+    } else {
+      std::printf("%-9s %8s %16lld %12llu %12llu %10.6f %10.2f\n", r.policy.c_str(), size.c_str(),
+                  static_cast<long long>(r.capacity_bytes),
+                  static_cast<unsigned long long>(r.requests),
+                  static_cast<unsigned long long>(r.misses), r.miss_ratio(), rate);
+    }
+  };
+  std::vector<uint64_t> lru_curve;
+  double curve_seconds = 0;
+  if (a.lru_curve) {
+    const auto start = std::chrono::steady_clock::now();
+    lru_curve = LruMissesByEntries(*stream);
+    curve_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   for (const std::string& size : a.sizes) {
     absl::StatusOr<int64_t> bytes = CacheBytes(size, working_set);
@@ -115,20 +141,15 @@ int RunCachesim(const CachesimArgs& a) {
     for (const std::string& policy : a.policies) {
       absl::StatusOr<StreamCacheResult> r = RepeatedRun(*stream, policy, *bytes, a.repeat);
       if (!r.ok()) return ReportError(r.status());
-      const double rate = r->loop_seconds > 0 ? r->requests / r->loop_seconds / 1e6 : 0;
-      if (a.json) {
-        rows.push_back({{"policy", policy},
-                        {"size", size},
-                        {"capacity_bytes", *bytes},
-                        {"requests", r->requests},
-                        {"misses", r->misses},
-                        {"miss_ratio", r->miss_ratio()},
-                        {"loop_seconds", r->loop_seconds}});
-      } else {
-        std::printf("%-8s %8s %16lld %12llu %12llu %10.6f %10.2f\n", policy.c_str(), size.c_str(),
-                    static_cast<long long>(*bytes), static_cast<unsigned long long>(r->requests),
-                    static_cast<unsigned long long>(r->misses), r->miss_ratio(), rate);
-      }
+      emit(size, *r);
+    }
+    if (a.lru_curve) {
+      const auto entries = static_cast<size_t>(*bytes / stream->object_bytes);
+      emit(size, {.policy = "lru-stack",
+                  .capacity_bytes = *bytes,
+                  .requests = stream->requests(),
+                  .misses = lru_curve[std::min(entries, lru_curve.size() - 1)],
+                  .loop_seconds = curve_seconds});
     }
   }
   if (a.json) {
@@ -192,6 +213,9 @@ void AddTraceCacheCommands(CLI::App& trace, Dispatch& dispatch) {
   sim->add_option("--repeat", a->repeat,
                   "Runs of each policy and size; the median loop time counts")
       ->check(CLI::Range(1, 1000));
+  sim->add_flag("--lru-curve", a->lru_curve,
+                "Also LRU at every size from one pass of stack distances (rows 'lru-stack'; "
+                "its rate is of that one pass)");
   sim->add_flag("--json", a->json, "Print one JSON object");
   sim->callback([&dispatch, a] { dispatch.action = [a] { return RunCachesim(*a); }; });
 
