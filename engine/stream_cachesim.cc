@@ -75,11 +75,10 @@ absl::StatusOr<StreamCacheResult> RunPolicyOnStream(const RequestStream& stream,
   if (!made.ok()) return made.status();
   NeuronCache& cache = **made;
   const int64_t bytes = stream.object_bytes;
-  const bool needs_oracle = policy == "belady";
   const auto start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < stream.requests(); ++i) {
     if (i > 0 && stream.time[i] != stream.time[i - 1]) cache.OnTokenEnd();
-    if (needs_oracle) oracle.set_request(i);
+    oracle.set_request(i);  // read by belady only
     cache.Access(stream.keys[i], bytes);
   }
   const std::chrono::duration<double> loop = std::chrono::steady_clock::now() - start;

@@ -11,8 +11,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
-#include "absl/strings/str_split.h"
 #include "common/units.h"
 #include "engine/eviction_policy.h"
 #include "engine/request_stream.h"
@@ -169,14 +167,18 @@ struct SynthArgs {
   std::string out;
 };
 
+// Writes `stream` to `out` and says so, with `what` made it.
+int WriteStream(const RequestStream& stream, const std::string& out, const std::string& what) {
+  if (absl::Status s = WriteOracleGeneral(stream, out); !s.ok()) return ReportError(s);
+  std::fprintf(stderr, "wrote %s: %zu requests, %u objects (oracleGeneral, %s)\n", out.c_str(),
+               stream.requests(), stream.key_space(), what.c_str());
+  return 0;
+}
+
 int RunSynth(const SynthArgs& a) {
   absl::StatusOr<RequestStream> stream = MakeSyntheticStream(a.options);
   if (!stream.ok()) return ReportError(stream.status());
-  if (absl::Status s = WriteOracleGeneral(*stream, a.out); !s.ok()) return ReportError(s);
-  std::fprintf(stderr, "wrote %s: %zu requests, %u objects (oracleGeneral, seed %llu)\n",
-               a.out.c_str(), stream->requests(), stream->key_space(),
-               static_cast<unsigned long long>(a.options.seed));
-  return 0;
+  return WriteStream(*stream, a.out, absl::StrCat("synthetic, seed ", a.options.seed));
 }
 
 }  // namespace
@@ -187,10 +189,7 @@ int RunExportRequests(const std::string& trace, const std::string& out, const st
     return ReportError(absl::InvalidArgumentError("--format oracle-general needs --out FILE"));
   absl::StatusOr<RequestStream> stream = StreamOfTrace(trace, set, object_bytes);
   if (!stream.ok()) return ReportError(stream.status());
-  if (absl::Status s = WriteOracleGeneral(*stream, out); !s.ok()) return ReportError(s);
-  std::fprintf(stderr, "wrote %s: %zu requests, %u objects (oracleGeneral)\n", out.c_str(),
-               stream->requests(), stream->key_space());
-  return 0;
+  return WriteStream(*stream, out, absl::StrCat(set, " neurons of ", trace));
 }
 
 void AddTraceCacheCommands(CLI::App& trace, Dispatch& dispatch) {
