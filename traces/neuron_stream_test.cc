@@ -1,14 +1,17 @@
 // NeuronStream against its model's closed forms: each neuron's marginals, its
 // chain's transitions and the co-firing of friend groups, counted over many
-// tokens and compared in aggregate (SparseBernoulli's skips must not bend them).
+// tokens and compared in aggregate (the hashed, vectorized draws must not bend
+// them); and the SIMD step against the scalar reference.
 #include "traces/neuron_stream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
+#include "common/random.h"
 #include "gtest/gtest.h"
+#include "traces/chain_step.h"
 #include "traces/skew.h"
-#include "traces/sparse_bernoulli.h"
 
 namespace sparseflash {
 namespace {
@@ -163,69 +166,68 @@ TEST(NeuronStream, ItsBitsetsAreItsIdLists) {
   }
 }
 
-TEST(SparseBernoulli, EveryItemFiresAtItsProbability) {
-  // Probabilities across every kind of class: scanned, skipped, tiny, never.
-  std::vector<float> p;
-  for (float x : {1.0f, 0.7f, 0.3f, 0.1f, 0.02f, 0.003f, 0.0f}) p.insert(p.end(), 200, x);
-  SparseBernoulli draws(p);
-  Random rng(3);
-  std::vector<double> fired(p.size(), 0), visited(p.size(), 0);
-  int64_t wrong_p = 0;  // visits whose p is not the item's own
-  const int rounds = 20000;
-  for (int r = 0; r < rounds; ++r) {
-    draws.ForEachCandidate(rng, [&](uint32_t id, float u, float p_id) {
-      wrong_p += p_id != p[id];
-      EXPECT_LT(u, SparseBernoulli::ClassBound(p[id]));
-      visited[id] += 1;
-      fired[id] += u < p[id];
-    });
+// Random thresholds and on bits, the vector path against the scalar reference,
+// bit for bit: any SIMD width draws the same sets.
+TEST(ChainStep, VectorStepsEqualTheScalarReference) {
+  Random rng(11);
+  ChainThresholds t;
+  const size_t n = 64 * 37;
+  for (std::vector<int32_t>* v : {&t.stay_on, &t.turn_on, &t.in_keep, &t.out_fire, &t.gate_only}) {
+    v->resize(n);
+    for (int32_t& x : *v) x = ChainThreshold(rng.Uniform());
   }
-  EXPECT_EQ(wrong_p, 0);
-  for (size_t block = 0; block < p.size(); block += 200) {
-    double sum = 0, seen = 0;
-    for (size_t i = block; i < block + 200; ++i) {
-      sum += fired[i];
-      seen += visited[i];
+  t.coactivation = ChainThreshold(0.4);
+  std::vector<uint64_t> on(n / 64);
+  for (uint64_t& w : on) w = rng.Next();
+  for (uint32_t group : {1u, 4u, 8u, 16u}) {
+    t.group_size = group;
+    const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
+                         .own = static_cast<uint32_t>(rng.Next()),
+                         .group = static_cast<uint32_t>(rng.Next()),
+                         .set_a = static_cast<uint32_t>(rng.Next()),
+                         .set_b = static_cast<uint32_t>(rng.Next())};
+    std::vector<uint64_t> a(on.size()), b(on.size()), c(on.size()), d(on.size());
+    StepChains(t, keys, on.data(), a.data());
+    StepChainsScalar(t, keys, on.data(), b.data());
+    EXPECT_EQ(a, b) << "group " << group << " on " << ChainStepTarget();
+    for (bool predictor : {false, true}) {
+      for (bool gates : {false, true}) {
+        DrawSetBits(t, keys, predictor, gates, on.data(), a.data(), b.data());
+        DrawSetBitsScalar(t, keys, predictor, gates, on.data(), c.data(), d.data());
+        EXPECT_EQ(a, c) << "active, predictor " << predictor << " gates " << gates;
+        EXPECT_EQ(b, d) << "gate-only, predictor " << predictor << " gates " << gates;
+      }
     }
-    const double expected = 200.0 * rounds * p[block];
-    EXPECT_NEAR(sum, expected, 5 * std::sqrt(expected + 1) + 1) << "p = " << p[block];
-    // Items are visited only as often as their class bound says, not every round.
-    EXPECT_NEAR(seen, 200.0 * rounds * SparseBernoulli::ClassBound(p[block]),
-                0.02 * 200 * rounds + 1)
-        << "p = " << p[block];
+  }
+}
+
+// Each neuron turns on at its threshold's probability, whatever its index: a
+// hashed draw per (neuron, step) is uniform, also at small probabilities.
+TEST(ChainStep, EveryNeuronTurnsOnAtItsProbability) {
+  ChainThresholds t;
+  const size_t n = 64 * 64;
+  const double p[] = {0.001, 0.01, 0.1, 0.5, 0.9};
+  for (std::vector<int32_t>* v : {&t.stay_on, &t.turn_on, &t.in_keep, &t.out_fire, &t.gate_only}) {
+    v->assign(n, 0);
+  }
+  for (size_t i = 0; i < n; ++i) t.turn_on[i] = ChainThreshold(p[i % 5]);
+  Random rng(3);
+  std::vector<uint64_t> off(n / 64, 0), next(n / 64);
+  double fired[5] = {}, count[5] = {};
+  for (int s = 0; s < 2000; ++s) {
+    const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
+                         .own = static_cast<uint32_t>(rng.Next())};
+    StepChains(t, keys, off.data(), next.data());
+    for (size_t i = 0; i < n; ++i) {
+      fired[i % 5] += (next[i / 64] >> (i % 64)) & 1;
+      count[i % 5] += 1;
+    }
+  }
+  for (int k = 0; k < 5; ++k) {
+    const double expected = count[k] * p[k];
+    EXPECT_NEAR(fired[k], expected, 5 * std::sqrt(expected * (1 - p[k]))) << "p " << p[k];
   }
 }
 
 }  // namespace
-TEST(SparseBernoulli, PrefetchedVisitsAreTheSameCandidatesAndDraws) {
-  std::vector<float> p;
-  for (float x : {0.9f, 0.2f, 0.05f, 0.004f, 0.0f, 0.0003f}) p.insert(p.end(), 500, x);
-  SparseBernoulli draws(p);
-  Random plain(11), prefetched(11);
-  struct Visit {
-    uint32_t id;
-    float u, p;
-    bool operator==(const Visit&) const = default;
-  };
-  std::vector<Visit> a, b;
-  std::vector<uint32_t> hinted;
-  for (int round = 0; round < 50; ++round) {
-    draws.ForEachCandidate(
-        plain,
-        [&](uint32_t id, float u, float q) {
-          a.push_back({id, u, q});
-        },
-        [&](uint32_t id, int) { hinted.push_back(id); });
-    draws.ForEachCandidatePrefetched(prefetched, [&](uint32_t id, float u, float q) {
-      b.push_back({id, u, q});
-    });
-    ASSERT_EQ(a.size(), b.size()) << "round " << round;
-    ASSERT_TRUE(a == b) << "round " << round;
-    EXPECT_EQ(plain.Next(), prefetched.Next()) << "the streams drew differently";
-  }
-  // Every candidate's data is hinted, and no id outside the items.
-  EXPECT_GE(hinted.size(), a.size());
-  for (uint32_t id : hinted) ASSERT_LT(id, p.size());
-}
-
 }  // namespace sparseflash

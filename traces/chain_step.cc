@@ -1,0 +1,214 @@
+// Compiled once per SIMD target (hwy/foreach_target.h re-includes this file).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "traces/chain_step.cc"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+#include "hwy/highway.h"
+
+#ifndef SPARSEFLASH_CHAIN_STEP_SHARED
+#define SPARSEFLASH_CHAIN_STEP_SHARED
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "traces/chain_step.h"
+
+namespace sparseflash {
+namespace chain_step_internal {
+
+// A 32-bit integer hash with full avalanche (Wellons' "triple32").
+inline uint32_t DrawHash(uint32_t x) {
+  x ^= x >> 17;
+  x *= 0xed5ad4bbu;
+  x ^= x >> 11;
+  x *= 0xac4c1b51u;
+  x ^= x >> 15;
+  x *= 0x31848babu;
+  x ^= x >> 14;
+  return x;
+}
+
+// Item i's uniform draw under `key`, 30 bits.
+inline int32_t Draw(uint32_t i, uint32_t key) {
+  return static_cast<int32_t>(DrawHash(i ^ key) >> (32 - kChainProbabilityBits));
+}
+
+inline bool Bit(const uint64_t* bits, size_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
+
+}  // namespace chain_step_internal
+}  // namespace sparseflash
+#endif  // SPARSEFLASH_CHAIN_STEP_SHARED
+
+HWY_BEFORE_NAMESPACE();
+namespace sparseflash {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// At most 16 lanes, so one 64-bit word of neuron bits is a whole number of
+// vectors and a vector's bits fit a 32-bit lane.
+using DU = hn::CappedTag<uint32_t, 16>;
+using DI = hn::RebindToSigned<DU>;
+using VU = hn::Vec<DU>;
+using VI = hn::Vec<DI>;
+
+VU HashV(DU du, VU x) {
+  x = hn::Xor(x, hn::ShiftRight<17>(x));
+  x = x * hn::Set(du, 0xed5ad4bbu);
+  x = hn::Xor(x, hn::ShiftRight<11>(x));
+  x = x * hn::Set(du, 0xac4c1b51u);
+  x = hn::Xor(x, hn::ShiftRight<15>(x));
+  x = x * hn::Set(du, 0x31848babu);
+  return hn::Xor(x, hn::ShiftRight<14>(x));
+}
+
+VI DrawV(DU du, VU index, uint32_t key) {
+  const VU h = HashV(du, hn::Xor(index, hn::Set(du, key)));
+  return hn::BitCast(DI(), hn::ShiftRight<32 - kChainProbabilityBits>(h));
+}
+
+// Lanes whose bit is set in `chunk` (lane k: bit k).
+hn::Mask<DI> LaneMask(DU du, uint64_t chunk, VU lane_bit) {
+  const VU v = hn::And(hn::Set(du, static_cast<uint32_t>(chunk)), lane_bit);
+  return hn::RebindMask(DI(), hn::Ne(v, hn::Zero(du)));
+}
+
+// The mask as bits, lane k at bit k.
+uint64_t MaskBits(DI di, hn::Mask<DI> m) {
+  uint8_t bytes[8] = {};
+  hn::StoreMaskBits(di, m, bytes);
+  uint64_t v;
+  std::memcpy(&v, bytes, 8);
+  const size_t lanes = hn::Lanes(di);
+  return lanes >= 64 ? v : v & ((uint64_t{1} << lanes) - 1);
+}
+
+void StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                    uint64_t* next) {
+  const DU du;
+  const DI di;
+  const size_t lanes = hn::Lanes(du);
+  const VU iota = hn::Iota(du, 0);
+  const VU lane_bit = hn::Set(du, 1) << iota;
+  const VI coactivation = hn::Set(di, t.coactivation);
+  const int group_shift = std::countr_zero(t.group_size);
+  for (size_t w = 0; w < t.words(); ++w) {
+    uint64_t bits = 0;
+    for (size_t j = 0; j < 64; j += lanes) {
+      const size_t base = w * 64 + j;
+      const VU index = hn::Add(hn::Set(du, static_cast<uint32_t>(base)), iota);
+      const auto was_on = LaneMask(du, on[w] >> j, lane_bit);
+      const auto follows = hn::Lt(DrawV(du, index, keys.follow), coactivation);
+      const VI shared = DrawV(du, hn::ShiftRightSame(index, group_shift), keys.group);
+      const VI u = hn::IfThenElse(follows, shared, DrawV(du, index, keys.own));
+      const VI threshold = hn::IfThenElse(was_on, hn::LoadU(di, t.stay_on.data() + base),
+                                          hn::LoadU(di, t.turn_on.data() + base));
+      bits |= MaskBits(di, hn::Lt(u, threshold)) << j;
+    }
+    next[w] = bits;
+  }
+}
+
+void DrawSetBitsImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                     const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
+  const DU du;
+  const DI di;
+  const size_t lanes = hn::Lanes(du);
+  const VU iota = hn::Iota(du, 0);
+  const VU lane_bit = hn::Set(du, 1) << iota;
+  for (size_t w = 0; w < t.words(); ++w) {
+    uint64_t active_bits = predictor ? 0 : on[w], gate_bits = 0;
+    for (size_t j = 0; j < 64 && (predictor || gates); j += lanes) {
+      const size_t base = w * 64 + j;
+      const VU index = hn::Add(hn::Set(du, static_cast<uint32_t>(base)), iota);
+      const auto was_on = LaneMask(du, on[w] >> j, lane_bit);
+      auto is_active = was_on;
+      if (predictor) {
+        const VI threshold = hn::IfThenElse(was_on, hn::LoadU(di, t.in_keep.data() + base),
+                                            hn::LoadU(di, t.out_fire.data() + base));
+        is_active = hn::Lt(DrawV(du, index, keys.set_a), threshold);
+        active_bits |= MaskBits(di, is_active) << j;
+      }
+      if (gates) {
+        const auto may = predictor ? hn::AndNot(is_active, was_on) : hn::Not(was_on);
+        const auto fires =
+            hn::Lt(DrawV(du, index, keys.set_b), hn::LoadU(di, t.gate_only.data() + base));
+        gate_bits |= MaskBits(di, hn::And(may, fires)) << j;
+      }
+    }
+    active[w] = active_bits;
+    gate_only[w] = gate_bits;
+  }
+}
+
+const char* ChainStepTargetName() { return hwy::TargetName(HWY_TARGET); }
+
+}  // namespace HWY_NAMESPACE
+}  // namespace sparseflash
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace sparseflash {
+
+HWY_EXPORT(StepChainsImpl);
+HWY_EXPORT(DrawSetBitsImpl);
+HWY_EXPORT(ChainStepTargetName);
+
+using chain_step_internal::Bit;
+using chain_step_internal::Draw;
+
+int32_t ChainThreshold(double p) {
+  return static_cast<int32_t>(std::lround(std::clamp(p, 0.0, 1.0) * (1 << kChainProbabilityBits)));
+}
+
+void StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                uint64_t* next) {
+  // The vector path finds a neuron's group by a shift.
+  if (!std::has_single_bit(t.group_size)) return StepChainsScalar(t, keys, on, next);
+  HWY_DYNAMIC_DISPATCH(StepChainsImpl)(t, keys, on, next);
+}
+
+void DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                 const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
+  HWY_DYNAMIC_DISPATCH(DrawSetBitsImpl)(t, keys, predictor, gates, on, active, gate_only);
+}
+
+void StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                      uint64_t* next) {
+  for (size_t w = 0; w < t.words(); ++w) {
+    uint64_t bits = 0;
+    for (uint32_t b = 0; b < 64; ++b) {
+      const uint32_t i = static_cast<uint32_t>(w * 64 + b);
+      const int32_t u = Draw(i, keys.follow) < t.coactivation ? Draw(i / t.group_size, keys.group)
+                                                              : Draw(i, keys.own);
+      const int32_t threshold = Bit(on, i) ? t.stay_on[i] : t.turn_on[i];
+      bits |= uint64_t{u < threshold} << b;
+    }
+    next[w] = bits;
+  }
+}
+
+void DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                       const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
+  for (size_t w = 0; w < t.words(); ++w) {
+    uint64_t active_bits = 0, gate_bits = 0;
+    for (uint32_t b = 0; b < 64; ++b) {
+      const uint32_t i = static_cast<uint32_t>(w * 64 + b);
+      const bool was_on = Bit(on, i);
+      bool is_active = was_on, may = !was_on;
+      if (predictor) {
+        is_active = Draw(i, keys.set_a) < (was_on ? t.in_keep[i] : t.out_fire[i]);
+        may = was_on && !is_active;
+      }
+      const bool gate = gates && may && Draw(i, keys.set_b) < t.gate_only[i];
+      active_bits |= uint64_t{is_active} << b;
+      gate_bits |= uint64_t{gate} << b;
+    }
+    active[w] = active_bits;
+    gate_only[w] = gate_bits;
+  }
+}
+
+const char* ChainStepTarget() { return HWY_DYNAMIC_DISPATCH(ChainStepTargetName)(); }
+
+}  // namespace sparseflash
+#endif  // HWY_ONCE

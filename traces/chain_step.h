@@ -1,0 +1,63 @@
+// One token's step of a neuron population's activation chains, computed densely
+// over every neuron with SIMD (Highway, dispatched at run time): the draws are
+// counter-based, a hash of the neuron (or its friend group) and a per-step key,
+// so a vector of neurons draws at once and any SIMD width gives the same bits.
+// A plain scalar version gives the same bits for any friend-group size.
+//
+// Probabilities are 30-bit fixed point (p x 2^30, 0 and 2^30 exact); a draw is
+// the top 30 bits of a 32-bit hash; an event is `draw < threshold`. Per-neuron
+// arrays are padded with zeros to a whole number of 64-neuron words: a padded
+// neuron never turns on.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace sparseflash {
+
+constexpr int kChainProbabilityBits = 30;
+
+// p in [0, 1] as a threshold (clamped).
+int32_t ChainThreshold(double p);
+
+// Each neuron's transition and set probabilities, as thresholds.
+struct ChainThresholds {
+  std::vector<int32_t> stay_on;    // P(on | on)
+  std::vector<int32_t> turn_on;    // P(on | off)
+  std::vector<int32_t> in_keep;    // P(active | on), with a predictor
+  std::vector<int32_t> out_fire;   // P(active | off), with a predictor
+  std::vector<int32_t> gate_only;  // P(gate-only | may be gate-only)
+  int32_t coactivation = 0;        // P(a neuron takes its group's shared draw)
+  uint32_t group_size = 8;
+
+  size_t words() const { return stay_on.size() / 64; }
+};
+
+// The per-step keys of the five draws: follow the group, own draw, the group's
+// shared draw, and the two set draws.
+struct ChainKeys {
+  uint32_t follow = 0, own = 0, group = 0, set_a = 0, set_b = 0;
+};
+
+// The next on bits: a neuron takes its group's shared draw with probability
+// `coactivation`, else its own, and is on next if the draw falls below its
+// stay_on (on now) or turn_on (off now) threshold.
+void StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                uint64_t* next);
+// The sets of a step from its on bits. With a predictor (the on neurons are
+// the predicted set) a neuron is active with in_keep (on) or out_fire (off);
+// without, the on neurons are the active set. Gate-only: neurons not active,
+// on ones with a predictor and off ones without, with gate_only (when `gates`).
+void DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                 const uint64_t* on, uint64_t* active, uint64_t* gate_only);
+
+// The same, one neuron at a time (the reference; also any group size).
+void StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                      uint64_t* next);
+void DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                       const uint64_t* on, uint64_t* active, uint64_t* gate_only);
+
+// The SIMD target the dispatched versions run on.
+const char* ChainStepTarget();
+
+}  // namespace sparseflash
