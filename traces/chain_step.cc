@@ -35,6 +35,9 @@ inline int32_t Draw(uint32_t i, uint32_t key) {
 
 inline bool Bit(const uint64_t* bits, size_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
 
+// The vector paths' widest vector, in 32-bit lanes.
+constexpr size_t kMaxLanes = 16;
+
 }  // namespace chain_step_internal
 }  // namespace sparseflash
 #endif  // SPARSEFLASH_CHAIN_STEP_SHARED
@@ -46,7 +49,7 @@ namespace hn = hwy::HWY_NAMESPACE;
 
 // At most 16 lanes, so one 64-bit word of neuron bits is a whole number of
 // vectors and a vector's bits fit a 32-bit lane.
-using DU = hn::CappedTag<uint32_t, 16>;
+using DU = hn::CappedTag<uint32_t, chain_step_internal::kMaxLanes>;
 using DI = hn::RebindToSigned<DU>;
 using VU = hn::Vec<DU>;
 using VI = hn::Vec<DI>;
@@ -82,8 +85,8 @@ uint64_t MaskBits(DI di, hn::Mask<DI> m) {
   return lanes >= 64 ? v : v & ((uint64_t{1} << lanes) - 1);
 }
 
-void StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                    uint64_t* next) {
+size_t StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                      uint64_t* next) {
   const DU du;
   const DI di;
   const size_t lanes = hn::Lanes(du);
@@ -91,6 +94,7 @@ void StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uint6
   const VU lane_bit = hn::Set(du, 1) << iota;
   const VI coactivation = hn::Set(di, t.coactivation);
   const int group_shift = std::countr_zero(t.group_size);
+  size_t count = 0;
   for (size_t w = 0; w < t.words(); ++w) {
     uint64_t bits = 0;
     for (size_t j = 0; j < 64; j += lanes) {
@@ -105,16 +109,19 @@ void StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uint6
       bits |= MaskBits(di, hn::Lt(u, threshold)) << j;
     }
     next[w] = bits;
+    count += hwy::PopCount(bits);
   }
+  return count;
 }
 
-void DrawSetBitsImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
-                     const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
+SetCounts DrawSetBitsImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
+                          bool gates, const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
   const DU du;
   const DI di;
   const size_t lanes = hn::Lanes(du);
   const VU iota = hn::Iota(du, 0);
   const VU lane_bit = hn::Set(du, 1) << iota;
+  SetCounts counts;
   for (size_t w = 0; w < t.words(); ++w) {
     uint64_t active_bits = predictor ? 0 : on[w], gate_bits = 0;
     for (size_t j = 0; j < 64 && (predictor || gates); j += lanes) {
@@ -137,6 +144,28 @@ void DrawSetBitsImpl(const ChainThresholds& t, const ChainKeys& keys, bool predi
     }
     active[w] = active_bits;
     gate_only[w] = gate_bits;
+    counts.active += hwy::PopCount(active_bits);
+    counts.gate_only += hwy::PopCount(gate_bits);
+  }
+  return counts;
+}
+
+// Writes the set bits' indices in increasing order; `out` has room for their
+// count plus one vector (a compressed store may write a whole vector).
+void SetBitIdsImpl(const uint64_t* bits, size_t words, uint32_t* out) {
+  const DU du;
+  const size_t lanes = hn::Lanes(du);
+  const VU iota = hn::Iota(du, 0);
+  const VU lane_bit = hn::Set(du, 1) << iota;
+  for (size_t w = 0; w < words; ++w) {
+    for (size_t j = 0; j < 64 && (bits[w] >> j) != 0; j += lanes) {
+      const VU index = hn::Add(hn::Set(du, static_cast<uint32_t>(w * 64 + j)), iota);
+      const auto set = hn::RebindMask(du, LaneMask(du, bits[w] >> j, lane_bit));
+      // Compressed in a register, then stored: a compressing store to memory is
+      // microcoded and slow on some CPUs (AMD Zen 4).
+      hn::StoreU(hn::Compress(index, set), du, out);
+      out += hn::CountTrue(du, set);
+    }
   }
 }
 
@@ -151,29 +180,34 @@ namespace sparseflash {
 
 HWY_EXPORT(StepChainsImpl);
 HWY_EXPORT(DrawSetBitsImpl);
+HWY_EXPORT(SetBitIdsImpl);
 HWY_EXPORT(ChainStepTargetName);
 
 using chain_step_internal::Bit;
 using chain_step_internal::Draw;
+using chain_step_internal::kMaxLanes;
 
 int32_t ChainThreshold(double p) {
-  return static_cast<int32_t>(std::lround(std::clamp(p, 0.0, 1.0) * (1 << kChainProbabilityBits)));
+  // Non-negative, so adding a half and truncating rounds to nearest (no libm call:
+  // a stream sets several thresholds for each of its neurons).
+  return static_cast<int32_t>(std::clamp(p, 0.0, 1.0) * (1 << kChainProbabilityBits) + 0.5);
 }
 
-void StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                uint64_t* next) {
+size_t StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                  uint64_t* next) {
   // The vector path finds a neuron's group by a shift.
   if (!std::has_single_bit(t.group_size)) return StepChainsScalar(t, keys, on, next);
-  HWY_DYNAMIC_DISPATCH(StepChainsImpl)(t, keys, on, next);
+  return HWY_DYNAMIC_DISPATCH(StepChainsImpl)(t, keys, on, next);
 }
 
-void DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
-                 const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
-  HWY_DYNAMIC_DISPATCH(DrawSetBitsImpl)(t, keys, predictor, gates, on, active, gate_only);
+SetCounts DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                      const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
+  return HWY_DYNAMIC_DISPATCH(DrawSetBitsImpl)(t, keys, predictor, gates, on, active, gate_only);
 }
 
-void StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                      uint64_t* next) {
+size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                        uint64_t* next) {
+  size_t count = 0;
   for (size_t w = 0; w < t.words(); ++w) {
     uint64_t bits = 0;
     for (uint32_t b = 0; b < 64; ++b) {
@@ -184,11 +218,14 @@ void StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uin
       bits |= uint64_t{u < threshold} << b;
     }
     next[w] = bits;
+    count += std::popcount(bits);
   }
+  return count;
 }
 
-void DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
-                       const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
+SetCounts DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
+                            bool gates, const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
+  SetCounts counts;
   for (size_t w = 0; w < t.words(); ++w) {
     uint64_t active_bits = 0, gate_bits = 0;
     for (uint32_t b = 0; b < 64; ++b) {
@@ -205,7 +242,16 @@ void DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool pre
     }
     active[w] = active_bits;
     gate_only[w] = gate_bits;
+    counts.active += std::popcount(active_bits);
+    counts.gate_only += std::popcount(gate_bits);
   }
+  return counts;
+}
+
+void SetBitIds(const std::vector<uint64_t>& bits, size_t count, std::vector<uint32_t>* out) {
+  out->resize(count + kMaxLanes);
+  HWY_DYNAMIC_DISPATCH(SetBitIdsImpl)(bits.data(), bits.size(), out->data());
+  out->resize(count);
 }
 
 const char* ChainStepTarget() { return HWY_DYNAMIC_DISPATCH(ChainStepTargetName)(); }

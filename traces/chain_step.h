@@ -41,21 +41,29 @@ struct ChainKeys {
 
 // The next on bits: a neuron takes its group's shared draw with probability
 // `coactivation`, else its own, and is on next if the draw falls below its
-// stay_on (on now) or turn_on (off now) threshold.
-void StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                uint64_t* next);
+// stay_on (on now) or turn_on (off now) threshold. Returns the neurons on next.
+size_t StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                  uint64_t* next);
 // The sets of a step from its on bits. With a predictor (the on neurons are
 // the predicted set) a neuron is active with in_keep (on) or out_fire (off);
 // without, the on neurons are the active set. Gate-only: neurons not active,
 // on ones with a predictor and off ones without, with gate_only (when `gates`).
-void DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
-                 const uint64_t* on, uint64_t* active, uint64_t* gate_only);
+// Returns the number of each.
+struct SetCounts {
+  size_t active = 0, gate_only = 0;
+};
+SetCounts DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                      const uint64_t* on, uint64_t* active, uint64_t* gate_only);
+
+// The indices of the `count` set bits of `bits`, in increasing order, in place
+// of *out's contents.
+void SetBitIds(const std::vector<uint64_t>& bits, size_t count, std::vector<uint32_t>* out);
 
 // The same, one neuron at a time (the reference; also any group size).
-void StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                      uint64_t* next);
-void DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
-                       const uint64_t* on, uint64_t* active, uint64_t* gate_only);
+size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
+                        uint64_t* next);
+SetCounts DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
+                            bool gates, const uint64_t* on, uint64_t* active, uint64_t* gate_only);
 
 // The SIMD target the dispatched versions run on.
 const char* ChainStepTarget();

@@ -10,20 +10,6 @@ namespace {
 
 void Set(std::vector<uint64_t>* bits, uint32_t i) { (*bits)[i >> 6] |= uint64_t{1} << (i & 63); }
 
-// The set bits' indices, in increasing order, written in place of `out`'s
-// contents (counted first, so the ids are stored without a capacity check each).
-void BitsToIds(const std::vector<uint64_t>& bits, std::vector<uint32_t>* out) {
-  size_t count = 0;
-  for (uint64_t word : bits) count += std::popcount(word);
-  out->resize(count);
-  uint32_t* id = out->data();
-  for (size_t w = 0; w < bits.size(); ++w) {
-    for (uint64_t word = bits[w]; word != 0; word &= word - 1) {
-      *id++ = static_cast<uint32_t>(w * 64 + std::countr_zero(word));
-    }
-  }
-}
-
 }  // namespace
 
 NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
@@ -63,16 +49,16 @@ NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
   next_ = active_bits_ = gate_bits_ = on_;
 }
 
-void NeuronStream::DrawSets(const ChainKeys& keys, NeuronSet* out) {
-  sparseflash::DrawSetBits(thresholds_, keys, predictor_, gates_, on_.data(), active_bits_.data(),
-                           gate_bits_.data());
+void NeuronStream::DrawSets(const ChainKeys& keys, size_t on_count, NeuronSet* out) {
+  const SetCounts counts = DrawSetBits(thresholds_, keys, predictor_, gates_, on_.data(),
+                                       active_bits_.data(), gate_bits_.data());
   if (predictor_) {
-    BitsToIds(on_, &out->predicted);
+    SetBitIds(on_, on_count, &out->predicted);
   } else {
     out->predicted.clear();
   }
-  BitsToIds(active_bits_, &out->active);
-  BitsToIds(gate_bits_, &out->gate_only);
+  SetBitIds(active_bits_, counts.active, &out->active);
+  SetBitIds(gate_bits_, counts.gate_only, &out->gate_only);
   // The same sets as bitsets: a planner reads them without marking the ids again.
   NeuronBits& bits = out->bits;
   bits.present = true;
@@ -93,9 +79,9 @@ void NeuronStream::Step(NeuronSet* out) {
                        .group = static_cast<uint32_t>(r1),
                        .set_a = static_cast<uint32_t>(r1 >> 32),
                        .set_b = static_cast<uint32_t>(r2)};
-  StepChains(thresholds_, keys, on_.data(), next_.data());
+  const size_t on_count = StepChains(thresholds_, keys, on_.data(), next_.data());
   on_.swap(next_);
-  DrawSets(keys, out);
+  DrawSets(keys, on_count, out);
 }
 
 }  // namespace sparseflash

@@ -42,7 +42,8 @@ class NeuronStream {
   void Step(NeuronSet* out);
 
  private:
-  void DrawSets(const ChainKeys& keys, NeuronSet* out);
+  // The token's sets from the on bits (`on_count` of them).
+  void DrawSets(const ChainKeys& keys, size_t on_count, NeuronSet* out);
 
   bool predictor_;
   bool gates_;

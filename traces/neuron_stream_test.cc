@@ -201,6 +201,20 @@ TEST(ChainStep, VectorStepsEqualTheScalarReference) {
   }
 }
 
+// Set bits to ids on words empty, full and random, with ids already in `out`.
+TEST(ChainStep, SetBitIdsListsEverySetBitInOrder) {
+  Random rng(5);
+  std::vector<uint64_t> bits = {0, ~uint64_t{0}, 1, uint64_t{1} << 63, 0};
+  for (int i = 0; i < 40; ++i) bits.push_back(rng.Next() & rng.Next());
+  std::vector<uint32_t> expected;
+  for (uint32_t i = 0; i < bits.size() * 64; ++i) {
+    if ((bits[i / 64] >> (i % 64)) & 1) expected.push_back(i);
+  }
+  std::vector<uint32_t> ids = {7, 7, 7};
+  SetBitIds(bits, expected.size(), &ids);
+  EXPECT_EQ(ids, expected);
+}
+
 // Each neuron turns on at its threshold's probability, whatever its index: a
 // hashed draw per (neuron, step) is uniform, also at small probabilities.
 TEST(ChainStep, EveryNeuronTurnsOnAtItsProbability) {
