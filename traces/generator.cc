@@ -73,9 +73,12 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
                                    {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
                                    {"expert_persistence", absl::StrCat(g.expert_persistence)},
                                    {"sources", g.sources}};
-  streams_.resize(size_t{static_cast<size_t>(model.layers)} * model.experts);
-  if (model.is_moe()) routers_.resize(model.layers);
-  pool_.ForEachChunk(model.layers, [&](int begin, int end) {
+}
+
+void TraceGenerator::MakeStreams() {
+  streams_.resize(size_t{static_cast<size_t>(model_.layers)} * model_.experts);
+  if (model_.is_moe()) routers_.resize(model_.layers);
+  pool_.ForEachChunk(model_.layers, [&](int begin, int end) {
     for (int l = begin; l < end; ++l) MakeLayerStreams(l);
   });
 }
@@ -128,6 +131,7 @@ std::vector<float> ExpectedActivity(const ModelSpec& model) {
 
 bool TraceGenerator::Next(TokenActivations* token) {
   if (next_token_ >= options_.tokens) return false;
+  if (streams_.empty()) MakeStreams();
   token->token = next_token_++;
   token->layers.resize(model_.layers);
   pool_.ForEachChunk(model_.layers, [&](int begin, int end) {

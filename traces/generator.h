@@ -30,7 +30,10 @@ struct GeneratorOptions {
 
 class TraceGenerator {
  public:
-  // `model.generator` is the profile; it must be valid for the model.
+  // `model.generator` is the profile; it must be valid for the model. The
+  // neuron streams are made on the first Next(), so a generator handed to a
+  // thread of its own (ReadAheadGenerator) makes them there, while its owner
+  // goes on.
   TraceGenerator(const ModelSpec& model, const GeneratorOptions& options);
   ~TraceGenerator();
 
@@ -40,6 +43,7 @@ class TraceGenerator {
 
  private:
   NeuronStreamParams StreamParams(int layer, uint64_t identity) const;
+  void MakeStreams();
   void MakeLayerStreams(int layer);
   void StepLayer(int layer, LayerActivations* out);
 
