@@ -90,6 +90,8 @@ size_t StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uin
   const DU du;
   const DI di;
   const size_t lanes = hn::Lanes(du);
+  // A word of 64 neurons must be whole vectors (SVE may have other lengths).
+  if (64 % lanes != 0) return StepChainsScalar(t, keys, on, next);
   const VU iota = hn::Iota(du, 0);
   const VU lane_bit = hn::Set(du, 1) << iota;
   const VI coactivation = hn::Set(di, t.coactivation);
@@ -119,6 +121,9 @@ SetCounts DrawSetBitsImpl(const ChainThresholds& t, const ChainKeys& keys, bool 
   const DU du;
   const DI di;
   const size_t lanes = hn::Lanes(du);
+  if (64 % lanes != 0) {
+    return DrawSetBitsScalar(t, keys, predictor, gates, on, active, gate_only);
+  }
   const VU iota = hn::Iota(du, 0);
   const VU lane_bit = hn::Set(du, 1) << iota;
   SetCounts counts;
