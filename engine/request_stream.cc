@@ -98,7 +98,11 @@ absl::StatusOr<RequestStream> ReadOracleGeneral(const std::string& path) {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ": not a regular file (a directory or a device?)"));
   }
-  const int64_t size = st.st_size;
+  return ReadOracleGeneral(file.get(), st.st_size, path);
+}
+
+absl::StatusOr<RequestStream> ReadOracleGeneral(std::FILE* file, int64_t size,
+                                                const std::string& path) {
   if (size <= 0 || size % kRecordBytes != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         path, ": ", size, " bytes is not a whole, non-zero number of ", kRecordBytes,
@@ -113,7 +117,7 @@ absl::StatusOr<RequestStream> ReadOracleGeneral(const std::string& path) {
   std::vector<unsigned char> buffer(kRecordBytes * 4096);
   for (uint64_t index = 0; index < records;) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(4096, records - index));
-    if (std::fread(buffer.data(), kRecordBytes, want, file.get()) != want) {
+    if (std::fread(buffer.data(), kRecordBytes, want, file) != want) {
       return absl::DataLossError(absl::StrCat(path, ": read failed at record ", index));
     }
     for (size_t j = 0; j < want; ++j, ++index) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -58,6 +59,9 @@ absl::StatusOr<RequestStream> CollectRequestStream(TokenSource& source, AccessSe
 // and the record: a size that is not a whole number of records, an empty
 // file, a zero or a differing object size (sizes must be equal).
 absl::StatusOr<RequestStream> ReadOracleGeneral(const std::string& path);
+// The same from an open stream of `size` bytes, named `path` in errors.
+absl::StatusOr<RequestStream> ReadOracleGeneral(std::FILE* file, int64_t size,
+                                                const std::string& path);
 // Writes `stream` as an oracleGeneral file (replaced only once complete).
 absl::Status WriteOracleGeneral(const RequestStream& stream, const std::string& path);
 

@@ -15,7 +15,7 @@ scripts/configure.sh asan >/dev/null
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
   harnesses=(trace_reader text_trace npy_import device_profile model_file sweep_file
-             weight_header tokenizer tiny_model)
+             weight_header tokenizer tiny_model oracle_general)
 fi
 cmake --build build-asan -j"$(nproc)" --target "${harnesses[@]/#/fuzz_}"
 mkdir -p build-asan/artifacts
