@@ -8,7 +8,6 @@
 #define SPARSEFLASH_CHAIN_STEP_SHARED
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cstring>
 
 #include "traces/chain_step.h"

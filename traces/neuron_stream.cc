@@ -1,7 +1,6 @@
 #include "traces/neuron_stream.h"
 
 #include <algorithm>
-#include <bit>
 
 #include "traces/skew.h"
 
