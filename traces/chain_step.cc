@@ -55,11 +55,11 @@ using VI = hn::Vec<DI>;
 
 VU HashV(DU du, VU x) {
   x = hn::Xor(x, hn::ShiftRight<17>(x));
-  x = x * hn::Set(du, 0xed5ad4bbu);
+  x = hn::Mul(x, hn::Set(du, 0xed5ad4bbu));
   x = hn::Xor(x, hn::ShiftRight<11>(x));
-  x = x * hn::Set(du, 0xac4c1b51u);
+  x = hn::Mul(x, hn::Set(du, 0xac4c1b51u));
   x = hn::Xor(x, hn::ShiftRight<15>(x));
-  x = x * hn::Set(du, 0x31848babu);
+  x = hn::Mul(x, hn::Set(du, 0x31848babu));
   return hn::Xor(x, hn::ShiftRight<14>(x));
 }
 
@@ -92,7 +92,7 @@ size_t StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uin
   // A word of 64 neurons must be whole vectors (SVE may have other lengths).
   if (64 % lanes != 0) return StepChainsScalar(t, keys, on, next);
   const VU iota = hn::Iota(du, 0);
-  const VU lane_bit = hn::Set(du, 1) << iota;
+  const VU lane_bit = hn::Shl(hn::Set(du, 1), iota);
   const VI coactivation = hn::Set(di, t.coactivation);
   const int group_shift = std::countr_zero(t.group_size);
   size_t count = 0;
@@ -124,7 +124,7 @@ SetCounts DrawSetBitsImpl(const ChainThresholds& t, const ChainKeys& keys, bool 
     return DrawSetBitsScalar(t, keys, predictor, gates, on, active, gate_only);
   }
   const VU iota = hn::Iota(du, 0);
-  const VU lane_bit = hn::Set(du, 1) << iota;
+  const VU lane_bit = hn::Shl(hn::Set(du, 1), iota);
   SetCounts counts;
   for (size_t w = 0; w < t.words(); ++w) {
     uint64_t active_bits = predictor ? 0 : on[w], gate_bits = 0;
@@ -160,7 +160,7 @@ void SetBitIdsImpl(const uint64_t* bits, size_t words, uint32_t* out) {
   const DU du;
   const size_t lanes = hn::Lanes(du);
   const VU iota = hn::Iota(du, 0);
-  const VU lane_bit = hn::Set(du, 1) << iota;
+  const VU lane_bit = hn::Shl(hn::Set(du, 1), iota);
   for (size_t w = 0; w < words; ++w) {
     for (size_t j = 0; j < 64 && (bits[w] >> j) != 0; j += lanes) {
       const VU index = hn::Add(hn::Set(du, static_cast<uint32_t>(w * 64 + j)), iota);
