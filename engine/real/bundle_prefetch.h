@@ -1,9 +1,12 @@
 // Software prefetch of a sparse FFN's bundles, shared by every kernel path and
 // the kernel's benchmark. The active neurons' bundles lie at random places in
 // DRAM, so the hardware prefetcher only finds each one after its first lines
-// have missed. About 64 KiB of bundles are kept in flight (the window fits in
-// L2 on every CPU the kernel targets); on an AMD EPYC VM this measured the same
-// as one bundle ahead, within the machine's noise (docs/replay.md).
+// have missed. About 64 KiB of bundles are kept in flight, asked into L2, not
+// L1: the window is larger than an L1 data cache (32 KiB on the AMD EPYC it was
+// measured on), so lines asked into L1 pushed out the lines in use and each
+// other. On that VM, asking into L2 instead made the int4 sparse kernel 1.4-1.6x
+// and the dense GEMV about 1.9x faster from DRAM (sparse_ffn_benchmark and
+// `device calibrate`, alternated with the L1 build).
 // The prefetch is an asm statement: GCC 12 deletes loops of
 // __builtin_prefetch whose addresses it loads (seen at -O2 and in the kernel's
 // own build), leaving the kernel with no prefetch at all.
@@ -14,14 +17,14 @@
 
 namespace sparseflash {
 
-// Asks for the cache line at `line` (into every cache level).
+// Asks for the cache line at `line`, into L2 and the levels below it.
 inline void PrefetchLine(const uint8_t* line) {
 #if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetcht0 %0" : : "m"(*line));
+  asm volatile("prefetcht1 %0" : : "m"(*line));
 #elif defined(__aarch64__)
-  asm volatile("prfm pldl1keep, %0" : : "Q"(*line));
+  asm volatile("prfm pldl2keep, %0" : : "Q"(*line));
 #else
-  __builtin_prefetch(line, 0, 3);
+  __builtin_prefetch(line, 0, 2);
 #endif
 }
 
