@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "reports/report_sections.h"
 #include "reports/svg_chart.h"
+#include "reports/test_db_path.h"
 
 namespace sparseflash {
 namespace {
@@ -36,15 +37,9 @@ RunRow MakeRun(const std::string& strategy, int64_t memory, double tps,
   return r;
 }
 
-std::string Fresh(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "/" + name;
-  for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
-  return path;
-}
-
 // A study with two budgets, three strategies, two policies and one replay.
 std::string MakeDb() {
-  const std::string path = Fresh("report.db");
+  const std::string path = FreshDbPath("report.db");
   auto db = *ResultsDb::Open(path);
   EXPECT_TRUE(db->Insert(MakeRun("llamacpp", 2'000'000'000, 0.1)).ok());
   EXPECT_TRUE(db->Insert(MakeRun("llamacpp", 3'000'000'000, 0.125)).ok());
@@ -122,7 +117,7 @@ TEST(Report, TablesMatchTheDatabase) {
 // A real run that maps its weights cannot see the page cache's hits or the
 // device's busy time: those figures are stored as null and read as "–", not 0.
 TEST(Report, FiguresARunCouldNotObserveReadAsADash) {
-  const std::string path = Fresh("unobserved.db");
+  const std::string path = FreshDbPath("unobserved.db");
   {
     auto db = *ResultsDb::Open(path);
     RunRow real = MakeRun("llamacpp", 3'000'000'000, 0.4);
@@ -186,7 +181,7 @@ TEST(Report, WritesEveryFileWithTheNumbers) {
 }
 
 TEST(Report, AnEmptyDatabaseGivesAReportThatSaysSo) {
-  const std::string path = Fresh("empty.db");
+  const std::string path = FreshDbPath("empty.db");
   { ASSERT_TRUE(ResultsDb::Open(path).ok()); }
   absl::StatusOr<ReportData> d = LoadReportData(path);
   ASSERT_TRUE(d.ok());
@@ -238,7 +233,7 @@ TEST(Report, CoincidingPolicyLinesStayVisible) {
 // Stored validation results become a section: a log-log chart with the +-15 %
 // band and a table with each entry's error and the per-group median.
 TEST(Report, ValidationResultsGetTheirSectionAndTable) {
-  const std::string path = Fresh("validation.db");
+  const std::string path = FreshDbPath("validation.db");
   {
     auto db = *ResultsDb::Open(path);
     ASSERT_TRUE(db->PutValidation({.entry = "a-one",
@@ -279,7 +274,7 @@ TEST(Report, ValidationResultsGetTheirSectionAndTable) {
 // A speedup over a baseline that caches almost nothing is quoted apart, and a
 // stored published figure for the same device and model is printed with ours.
 TEST(Report, HeadlineSeparatesDegenerateBaselinesAndQuotesPublishedFigures) {
-  const std::string path = Fresh("headline.db");
+  const std::string path = FreshDbPath("headline.db");
   {
     auto db = *ResultsDb::Open(path);
     ASSERT_TRUE(db->Insert(MakeRun("llamacpp", 2'000'000'000, 0.1, "", "phone<1>", 0.01)).ok());
