@@ -47,16 +47,25 @@ class BundlePrefetcher {
   int distance() const { return distance_; }
 
   // Call before bundle k's work: asks for bundle k + distance(), and for the
-  // whole window at k == 0.
+  // whole window at k == 0; and for one line per page of bundle k + 4 x
+  // distance(), so that its page walks are done before its lines are asked
+  // for (scattered bundles miss the TLB: INT4 6.2-6.9 GB/s without this, 7.0-7.3
+  // with it, in four alternated runs of BM_SparseFfn on an AMD EPYC VM; a
+  // distance of 2 x gave 6.6-7.4).
   void Before(int k) const {
     if (k == 0) {
       for (int j = 0; j < distance_ && j < count_; ++j) Fetch(bundles_[j]);
     }
     if (k + distance_ < count_) Fetch(bundles_[k + distance_]);
+    if (k + 4 * distance_ < count_) TouchPages(bundles_[k + 4 * distance_]);
   }
 
  private:
   void Fetch(const uint8_t* bundle) const { PrefetchBytes(bundle, bundle_bytes_); }
+  void TouchPages(const uint8_t* bundle) const {
+    for (int64_t o = 0; o < bundle_bytes_; o += 4096) PrefetchLine(bundle + o);
+    PrefetchLine(bundle + bundle_bytes_ - 1);  // the last page, when the bundle straddles one more
+  }
 
   const uint8_t* const* bundles_;
   int count_;
