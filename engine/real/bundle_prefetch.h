@@ -5,7 +5,7 @@
 // L1: the window is larger than an L1 data cache (32 KiB on the AMD EPYC it was
 // measured on), so lines asked into L1 pushed out the lines in use and each
 // other. On that VM, asking into L2 instead made the int4 sparse kernel 1.4-1.6x
-// and the dense GEMV about 1.9x faster from DRAM (sparse_ffn_benchmark and
+// and the dense GEMV 1.6-2.2x faster from DRAM (sparse_ffn_benchmark and
 // `device calibrate`, alternated with the L1 build).
 // The prefetch is an asm statement: GCC 12 deletes loops of
 // __builtin_prefetch whose addresses it loads (seen at -O2 and in the kernel's
