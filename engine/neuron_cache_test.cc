@@ -292,6 +292,24 @@ TEST(NeuronIndexer, RoundTrips) {
   EXPECT_EQ(id.neuron, 14335u);
 }
 
+// Slot's division by multiplication against the division, at every slot's
+// first and last key and at a spread of keys, for several widths (1 included).
+TEST(NeuronIndexer, SlotIsTheKeyDividedByTheWidth) {
+  for (uint32_t d_ffn : {1u, 3u, 64u, 1000u, 11008u, 14336u, 65521u}) {
+    const NeuronIndexer index(32, 8, d_ffn);
+    for (uint32_t slot = 0; slot < 32 * 8; ++slot) {
+      ASSERT_EQ(index.Slot(slot * d_ffn), slot) << d_ffn;
+      ASSERT_EQ(index.Slot(slot * d_ffn + d_ffn - 1), slot) << d_ffn;
+    }
+    for (uint32_t key = 0; key < index.key_space(); key += 7919) {
+      ASSERT_EQ(index.Slot(key), key / d_ffn) << d_ffn << " " << key;
+    }
+  }
+  // The identity holds for any 32-bit key.
+  const NeuronIndexer wide(1, 1, 14336);
+  EXPECT_EQ(wide.Slot(~uint32_t{0}), ~uint32_t{0} / 14336);
+}
+
 }  // namespace
 }  // namespace sparseflash
 

@@ -8,6 +8,7 @@
 // attention=flash, attention's weights are read too, a layer ahead, so a budget
 // below the resident set fits.
 #include <algorithm>
+#include <bit>
 
 #include "absl/strings/str_cat.h"
 #include "engine/layer_costs.h"
@@ -147,40 +148,52 @@ class PowerInfer2 : public Strategy {
     const double tokens = static_cast<double>(std::max<uint64_t>(1, profile.tokens()));
     // Per token the slot runs with this probability (an expert's routing share).
     const double runs = m.experts > 1 ? static_cast<double>(m.top_k) / m.experts : 1.0;
-    auto probability = [&](CacheKey k) { return profile.count(k) / tokens / runs; };
+    // Expected active rows per run of a slot, from the profile's counts of its rows.
+    auto expected = [&](uint64_t count) { return static_cast<double>(count) / tokens / runs; };
     const int slots = m.layers * m.experts;
+    const CacheKey d_ffn = static_cast<CacheKey>(m.d_ffn);
     npu_row_.assign((static_cast<size_t>(indexer_.key_space()) + 63) / 64, 0);
     npu_per_slot_.assign(slots, 0);
     const std::vector<CacheKey> hot = HotKeysBySlot(slots);
     size_t at = 0;  // the slot's first key in `hot`
     for (int slot = 0; slot < slots; ++slot) {
-      const CacheKey base = static_cast<CacheKey>(slot) * m.d_ffn;
-      double rest = 0;  // expected active rows per run of the slot
-      for (CacheKey k = base; k < base + static_cast<CacheKey>(m.d_ffn); ++k)
-        rest += probability(k);
+      const CacheKey base = static_cast<CacheKey>(slot) * d_ffn;
+      uint64_t rest = 0;  // the profile's count of the slot's rows outside the top h
+      for (CacheKey k = base; k < base + d_ffn; ++k) rest += profile.count(k);
       size_t h = 0;
-      for (; at + h < hot.size() && hot[at + h] < base + static_cast<CacheKey>(m.d_ffn); ++h) {
-        if (static_cast<double>(h) >= ctx_.npu_cpu_rate_ratio * rest) break;
+      for (; at + h < hot.size() && hot[at + h] < base + d_ffn; ++h) {
+        if (static_cast<double>(h) >= ctx_.npu_cpu_rate_ratio * expected(rest)) break;
         const CacheKey k = hot[at + h];
-        rest += -probability(k);
+        rest -= profile.count(k);
         npu_row_[k >> 6] |= uint64_t{1} << (k & 63);
       }
       npu_per_slot_[slot] = static_cast<int64_t>(h);
-      while (at < hot.size() && hot[at] < base + static_cast<CacheKey>(m.d_ffn)) ++at;
+      while (at < hot.size() && hot[at] < base + d_ffn) ++at;
     }
   }
 
   // The hot region's keys grouped by slot, slot by slot, each slot's hottest
   // first (ties: lower key first): the profile's rank order, kept per slot, so
-  // no slot is sorted again.
+  // no slot is sorted again. The hot region is a prefix of that order, so only
+  // the prefix is walked.
   std::vector<CacheKey> HotKeysBySlot(int slots) const {
-    const CacheKey d_ffn = static_cast<CacheKey>(ctx_.model.d_ffn);
+    const std::vector<CacheKey>& ranked = ctx_.profile->Ranked();
+    size_t hot_keys = 0;
+    for (uint64_t word : cache_->hot_bits()) hot_keys += std::popcount(word);
     std::vector<size_t> next(static_cast<size_t>(slots) + 1, 0);
-    for (CacheKey k = 0; k < indexer_.key_space(); ++k) next[k / d_ffn + 1] += cache_->hot(k);
+    size_t prefix = 0;  // ranked[0, prefix) holds every hot key
+    for (size_t seen = 0; seen < hot_keys; ++prefix) {
+      const CacheKey k = ranked[prefix];
+      if (cache_->hot(k)) {
+        ++next[indexer_.Slot(k) + 1];
+        ++seen;
+      }
+    }
     for (int s = 0; s < slots; ++s) next[s + 1] += next[s];
     std::vector<CacheKey> hot(next[slots]);
-    for (CacheKey k : ctx_.profile->Ranked()) {
-      if (cache_->hot(k)) hot[next[k / d_ffn]++] = k;
+    for (size_t i = 0; i < prefix; ++i) {
+      const CacheKey k = ranked[i];
+      if (cache_->hot(k)) hot[next[indexer_.Slot(k)]++] = k;
     }
     return hot;
   }
