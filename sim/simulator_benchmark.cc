@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <string>
 
+#include "common/heap_reuse.h"
 #include "devices/device_catalog.h"
 #include "engine/token_source.h"
 #include "sim/simulator.h"
@@ -64,6 +65,7 @@ void BM_Simulate(benchmark::State& state, const char* model_name, const char* st
 }
 
 void BM_SimulateDecoded(benchmark::State& state, const char* model_name, const char* strategy) {
+  KeepFreedHeapForReuse();  // as a sweep does: its runs reuse each other's arrays
   SimulationConfig c = Config(model_name, strategy, 128);
   absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
       GenerateTokenTrace(c.model, c.seed, c.tokens);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "common/heap_reuse.h"
 #include "devices/device_catalog.h"
 #include "engine/model_bytes.h"
 #include "reports/results_db.h"
@@ -173,6 +174,7 @@ absl::StatusOr<SweepOutcome> RunSweep(const std::vector<SweepJob>& jobs,
   if (absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(options.db); !db.ok()) {
     return db.status();
   }
+  KeepFreedHeapForReuse();  // the runs reuse each other's per-neuron arrays
   SweepState state(jobs, options);
   const int workers = std::max(1, std::min<int>(options.jobs, static_cast<int>(jobs.size())));
   std::vector<absl::Status> status(workers);

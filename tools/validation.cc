@@ -11,6 +11,7 @@
 #include "absl/strings/str_format.h"
 #include "common/embedded_file.h"
 #include "common/files.h"
+#include "common/heap_reuse.h"
 #include "common/textproto.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
@@ -263,6 +264,7 @@ absl::StatusOr<std::vector<ValidationCase>> LoadValidationCatalog(
 
 std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& cases,
                                             const ValidationOptions& o) {
+  KeepFreedHeapForReuse();  // the runs reuse each other's per-neuron arrays
   std::vector<ValidationResult> results(cases.size());
   std::atomic<size_t> next{0};
   std::atomic<int> done{0};
