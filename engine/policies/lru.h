@@ -63,8 +63,10 @@ class LruPolicy final : public EvictionPolicy {
     for (size_t i = head_; i < end; ++i) {
       if (i + kAhead < end) __builtin_prefetch(&pos_[log_[i + kAhead]], 1);
       const CacheKey key = log_[i];
-      const bool live = pos_[key] == i;
-      pos_[key] = live ? static_cast<uint32_t>(out) : pos_[key];
+      const uint32_t at = pos_[key];
+      const uint32_t live = at == i;
+      const uint32_t keep = live - 1;  // all ones for a superseded entry: pos_ unchanged
+      pos_[key] = (at & keep) | (static_cast<uint32_t>(out) & ~keep);
       log_[out] = key;
       out += live;
     }
