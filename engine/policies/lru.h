@@ -43,7 +43,8 @@ class LruPolicy final : public EvictionPolicy {
  private:
   static constexpr uint32_t kAbsent = ~uint32_t{0};
 
-  void Append(CacheKey key) {
+  // Inlined into every hit; the rare compaction is a call.
+  [[gnu::always_inline]] void Append(CacheKey key) {
     pos_[key] = static_cast<uint32_t>(log_.size());
     log_.push_back(key);
     // Re-references pile up behind the head, and misses consume the front:
@@ -56,7 +57,7 @@ class LruPolicy final : public EvictionPolicy {
   // entries: a small multiple of the cache's).
   // The loop is bound by its random reads of pos_, so it asks for them ahead
   // and keeps no branch on their values (a mispredicted one would stall them).
-  void Compact() {
+  [[gnu::noinline]] void Compact() {
     constexpr size_t kAhead = 16;
     const size_t end = log_.size();
     size_t out = 0;
