@@ -42,5 +42,23 @@ TEST(WeightQueue, PopsInTheOrderOfAHeapOfWeightAndPushOrder) {
   }
 }
 
+// Keys pushed and removed over and over, never popped: the logs keep only a
+// small multiple of the queued keys, and a FIFO that empties forgets its log.
+TEST(WeightQueue, LogsStayBoundedByTheQueuedKeys) {
+  const uint32_t keys = 1000;
+  std::vector<float> weight(keys);
+  for (uint32_t k = 0; k < keys; ++k) weight[k] = static_cast<float>(k % 3);
+  WeightQueue queue(keys, weight);
+  for (uint32_t k = 0; k < 100; ++k) queue.Push(k);
+  for (int round = 0; round < 1000; ++round) {
+    for (uint32_t k = 100; k < keys; ++k) queue.Push(k);
+    for (uint32_t k = 100; k < keys; ++k) queue.Remove(k);
+    ASSERT_LE(queue.log_entries(), 3 * (100 + keys) + 3 * 64) << "round " << round;
+  }
+  EXPECT_EQ(queue.size(), 100);
+  for (uint32_t k = 0; k < 100; ++k) queue.Remove(k);
+  EXPECT_EQ(queue.log_entries(), 0u);
+}
+
 }  // namespace
 }  // namespace sparseflash

@@ -7,7 +7,7 @@
 // least recently used key of it goes, but never one the current token used.
 #include <vector>
 
-#include "common/index_list.h"
+#include "engine/policies/access_log.h"
 #include "engine/policies/policies.h"
 #include "engine/policies/weight_queue.h"
 
@@ -25,9 +25,9 @@ class SlidingWindow : public EvictionPolicy {
   void OnHit(CacheKey key) override {
     if (archive_.contains(key)) {
       archive_.Remove(key);
-      order_.PushFront(key);
+      order_.Add(key);
     } else {
-      order_.MoveToFront(key);
+      order_.Append(key);
     }
     last_token_[key] = token_;
   }
@@ -37,32 +37,28 @@ class SlidingWindow : public EvictionPolicy {
     __builtin_prefetch(&last_token_[key], 1);
   }
   void OnInsert(CacheKey key) override {
-    order_.PushFront(key);
+    order_.Add(key);
     last_token_[key] = token_;
   }
   CacheKey Evict() override {
     if (!archive_.empty()) return archive_.Pop();
-    CacheKey victim = order_.back();
-    order_.Unlink(victim);
-    return victim;
+    return order_.PopFront();
   }
   // Preallocated rows (LLM in a Flash 3.3): a key the current token used never
   // makes room; the new one is then used once and not kept.
   bool HasVictim() const override {
-    return !archive_.empty() || (!order_.empty() && last_token_[order_.back()] < token_);
+    return !archive_.empty() || (!order_.empty() && last_token_[order_.Front()] < token_);
   }
   // Keys leaving the window move to the archive; they stay until room is needed.
   void OnTokenEnd() override {
     ++token_;
-    while (!order_.empty() && token_ - last_token_[order_.back()] > uint32_t(window_)) {
-      const CacheKey key = order_.back();
-      order_.Unlink(key);
-      archive_.Push(key);
+    while (!order_.empty() && token_ - last_token_[order_.Front()] > uint32_t(window_)) {
+      archive_.Push(order_.PopFront());
     }
   }
 
  private:
-  IndexList order_;  // keys in the window, most recent first
+  AccessLog order_;  // keys in the window, least recent first
   std::vector<uint32_t> last_token_;
   WeightQueue archive_;  // keys that left the window, lightest first
   uint32_t token_ = 0;
