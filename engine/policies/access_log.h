@@ -16,6 +16,8 @@ namespace sparseflash {
 
 class AccessLog {
  public:
+  static constexpr CacheKey kNoKey = ~CacheKey{0};
+
   explicit AccessLog(uint32_t keys) : pos_(keys, kAbsent) {}
 
   bool empty() const { return live_ == 0; }
@@ -43,6 +45,10 @@ class AccessLog {
     SkipSuperseded();
     return log_[head_];
   }
+  // The key of the entry `n` places after the head (live or superseded), or
+  // kNoKey past the end: for callers that prefetch their own state of the
+  // keys about to reach the front.
+  CacheKey Peek(size_t n) const { return head_ + n < log_.size() ? log_[head_ + n] : kNoKey; }
   // Removes and returns the least recent key; the log must not be empty.
   CacheKey PopFront() {
     SkipSuperseded();

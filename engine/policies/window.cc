@@ -52,7 +52,13 @@ class SlidingWindow : public EvictionPolicy {
   // Keys leaving the window move to the archive; they stay until room is needed.
   void OnTokenEnd() override {
     ++token_;
-    while (!order_.empty() && token_ - last_token_[order_.Front()] > uint32_t(window_)) {
+    while (!order_.empty()) {
+      // The keys a few entries on are about to be tested and pushed: ask for their state.
+      if (const CacheKey ahead = order_.Peek(8); ahead != AccessLog::kNoKey) {
+        __builtin_prefetch(&last_token_[ahead]);
+        archive_.Prefetch(ahead);
+      }
+      if (token_ - last_token_[order_.Front()] <= uint32_t(window_)) break;
       archive_.Push(order_.PopFront());
     }
   }
