@@ -106,8 +106,8 @@ FfnCounts ClassifyNeurons(const std::vector<uint32_t>& predicted, const NeuronSe
 }
 
 // Keys a cache holds pinned, looked up without changing any state: bit k of
-// `resident` (per key) says key k is in memory; of `elsewhere` (may be null),
-// that another unit computes it.
+// `resident` (per key; null: no key is pinned) says key k is in memory; of
+// `elsewhere` (may be null), that another unit computes it.
 struct PinnedKeys {
   const std::vector<uint64_t>* resident = nullptr;
   const std::vector<uint64_t>* elsewhere = nullptr;
@@ -166,8 +166,12 @@ template <typename Resident, typename Fetched, typename Prefetch>
   const uint64_t* gate_only_words = gate_only.data();
   const size_t active_size = active.size(), gate_only_size = gate_only.size();
   int64_t n[4] = {0, 0, 0, 0};
+  // The pinned keys of the word at key `at` (none without a pinned region).
+  auto pinned_at = [&](uint64_t at) {
+    return pinned.resident != nullptr ? BitsFrom(*pinned.resident, at) : 0;
+  };
   auto cold_of = [&](size_t w) {
-    return w < words ? want_words[w] & ~BitsFrom(*pinned.resident, key_base + 64 * w) : 0;
+    return w < words ? want_words[w] & ~pinned_at(key_base + 64 * w) : 0;
   };
   for (size_t w = 0; w < words; ++w) {
     for (uint64_t next = cold_of(w + 1); next != 0; next &= next - 1) {
@@ -178,7 +182,7 @@ template <typename Resident, typename Fetched, typename Prefetch>
     const uint64_t at = uint64_t{key_base} + 64 * w;
     const uint64_t gate =
         (w < active_size ? active_words[w] : 0) | (w < gate_only_size ? gate_only_words[w] : 0);
-    const uint64_t hot = want & BitsFrom(*pinned.resident, at);
+    const uint64_t hot = want & pinned_at(at);
     const uint64_t away = pinned.elsewhere != nullptr ? hot & BitsFrom(*pinned.elsewhere, at) : 0;
     const uint64_t here = hot & ~away;
     const int here_count = std::popcount(here), here_gate = std::popcount(here & gate);

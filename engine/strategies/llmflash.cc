@@ -121,7 +121,7 @@ class LlmFlash : public Strategy {
     return plan->Read(r, {after});
   }
 
-  NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
+  SF_POPCNT_CLONES NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
     const ModelSpec& m = ctx_.model;
     NodeId predicted = plan->Parallel(
         ComputeKind::kPredictor, ComputeUnit::kCpu,
@@ -140,14 +140,15 @@ class LlmFlash : public Strategy {
       const int slot = static_cast<int>(layer.layer) * m.experts + static_cast<int>(set.expert);
       NeuronCache& cache = *caches_[layer.layer];
       const uint32_t base = set.expert * m.d_ffn;  // keys are per layer
-      FfnCounts counts = ClassifyNeurons(
-          predictor_.Predict(slot, set), set, base, reads_.second_conditional,
+      uint64_t no_pinned_hits = 0;                 // the window's cache pins nothing
+      FfnCounts counts = ClassifyWithPinned(
+          predictor_.Predict(slot, set), set, base, reads_.second_conditional, PinnedKeys{},
           [&](CacheKey k) { return cache.Lookup(k) ? Residency::kResident : Residency::kMissing; },
           [&](CacheKey k) {
             cache.Insert(k, ctx_.bytes.bundle_bytes);
             ++fetched;
           },
-          [&](CacheKey k) { cache.Prefetch(k); });
+          [&](CacheKey k) { cache.Prefetch(k); }, &no_pinned_hits);
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
     }
     NodeId end = plan->Join(ends);
