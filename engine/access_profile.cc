@@ -51,13 +51,8 @@ void ActivationProfile::Rank() {
   for (CacheKey k = 0; k < counts_.size(); ++k) ranked_[start[top - counts_[k]]++] = k;
 }
 
-TraceOracle::TraceOracle(std::shared_ptr<const TraceFuture> future) : future_(std::move(future)) {
-  cursor_.resize(future_->keys());
-  for (CacheKey k = 0; k < cursor_.size(); ++k) {
-    cursor_[k].next = future_->begin(k);
-    Refill(cursor_[k], k, 0);
-  }
-}
+TraceOracle::TraceOracle(std::shared_ptr<const TraceFuture> future)
+    : future_(std::move(future)), cursor_(future_->first_windows()) {}
 
 absl::StatusOr<std::unique_ptr<TraceOracle>> TraceOracle::Collect(TokenSource& source,
                                                                   const NeuronIndexer& indexer,
@@ -69,28 +64,14 @@ absl::StatusOr<std::unique_ptr<TraceOracle>> TraceOracle::Collect(TokenSource& s
 }
 
 uint32_t TraceOracle::NextUse(CacheKey key) const {
-  Cursor& c = cursor_[key];
+  UseWindow& c = cursor_[key];
   const uint32_t t = token_ + 1;  // the first token that counts
   if (t <= c.base) return c.base;
-  for (uint32_t skip = t - c.base; skip < kSpan; skip = (skip | 63) + 1) {
+  for (uint32_t skip = t - c.base; skip < UseWindow::kSpan; skip = (skip | 63) + 1) {
     const uint64_t later = c.mask[skip / 64] >> (skip % 64);
     if (later != 0) return c.base + skip + static_cast<uint32_t>(std::countr_zero(later));
   }
-  return Refill(c, key, t);
-}
-
-uint32_t TraceOracle::Refill(Cursor& c, CacheKey key, uint32_t t) const {
-  const uint32_t end = future_->end(key);
-  uint32_t i = c.next;
-  while (i < end && future_->use(i) < t) ++i;
-  for (uint64_t& word : c.mask) word = 0;
-  c.base = i < end ? future_->use(i) : UINT32_MAX;
-  for (; i < end && future_->use(i) - c.base < kSpan; ++i) {
-    const uint32_t bit = future_->use(i) - c.base;
-    c.mask[bit / 64] |= uint64_t{1} << (bit % 64);
-  }
-  c.next = i;
-  return c.base;
+  return future_->Fill(c, key, t);
 }
 
 }  // namespace sparseflash

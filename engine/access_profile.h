@@ -55,20 +55,8 @@ class TraceOracle : public AccessOracle {
   void Prefetch(CacheKey key) const override { __builtin_prefetch(&cursor_[key], 1); }
 
  private:
-  // A key's uses within kSpan tokens from `base` are a bit mask in its cursor,
-  // so most answers are a shift and a bit scan, without a load from the uses
-  // array (a run of up to kSpan tokens never reloads it).
-  static constexpr uint32_t kSpan = 128;
-  struct alignas(32) Cursor {
-    uint64_t mask[kSpan / 64];  // bit i: a use at token base + i (bit 0 set unless none left)
-    uint32_t base;              // the first use not yet passed when filled (UINT32_MAX: none)
-    uint32_t next;              // index of the first use at or after base + kSpan
-  };
-  // Fills `c` from the first use at or after token `t`; returns that use.
-  uint32_t Refill(Cursor& c, CacheKey key, uint32_t t) const;
-
   std::shared_ptr<const TraceFuture> future_;
-  mutable std::vector<Cursor> cursor_;  // per key
+  mutable std::vector<UseWindow> cursor_;  // per key: its window from the current token on
   uint32_t token_ = 0;
 };
 

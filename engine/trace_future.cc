@@ -39,7 +39,27 @@ absl::StatusOr<std::shared_ptr<const TraceFuture>> TraceFuture::Collect(
   for (uint32_t tok = 0; tok < token_end.size(); ++tok) {
     for (; i < token_end[tok]; ++i) future->uses_[fill[accessed[i]]++] = tok;
   }
+  future->first_windows_.resize(keys);
+  for (CacheKey k = 0; k < keys; ++k) {
+    UseWindow& w = future->first_windows_[k];
+    w.next = future->begin(k);
+    future->Fill(w, k, 0);
+  }
   return std::shared_ptr<const TraceFuture>(std::move(future));
+}
+
+uint32_t TraceFuture::Fill(UseWindow& w, CacheKey key, uint32_t t) const {
+  const uint32_t last = end(key);
+  uint32_t i = w.next;
+  while (i < last && use(i) < t) ++i;
+  for (uint64_t& word : w.mask) word = 0;
+  w.base = i < last ? use(i) : UINT32_MAX;
+  for (; i < last && use(i) - w.base < UseWindow::kSpan; ++i) {
+    const uint32_t bit = use(i) - w.base;
+    w.mask[bit / 64] |= uint64_t{1} << (bit % 64);
+  }
+  w.next = i;
+  return w.base;
 }
 
 }  // namespace sparseflash

@@ -31,6 +31,17 @@ void ForEachAccess(const TokenActivations& token, const NeuronIndexer& indexer, 
   }
 }
 
+// A key's uses within kSpan tokens from `base` as a bit mask, so most
+// next-use questions are a shift and a bit scan, without a load from the uses
+// array (a run of up to kSpan tokens never reloads it).
+struct alignas(32) UseWindow {  // aligned: one cache line per lookup
+  static constexpr uint32_t kSpan = 128;
+  uint64_t mask[kSpan / 64];  // bit i: a use at token base + i (bit 0 set unless none left)
+  uint32_t base;              // the first use not yet passed when filled (UINT32_MAX: none)
+  uint32_t next;              // index of the first use at or after base + kSpan
+};
+static_assert(sizeof(UseWindow) == 32);
+
 class TraceFuture {
  public:
   // The accesses of every token `source` yields.
@@ -42,10 +53,17 @@ class TraceFuture {
   uint32_t begin(CacheKey k) const { return start_[k]; }
   uint32_t end(CacheKey k) const { return start_[k + 1]; }
   uint32_t use(uint32_t i) const { return uses_[i]; }  // a token number
+  // Refills key `key`'s window `w` from its first use at or after token `t`,
+  // searching from use index w.next; returns that use (UINT32_MAX: none).
+  uint32_t Fill(UseWindow& w, CacheKey key, uint32_t t) const;
+  // Every key's window from token 0: the same for every run on this future,
+  // so made once, with it.
+  const std::vector<UseWindow>& first_windows() const { return first_windows_; }
 
  private:
   std::vector<uint32_t> start_;  // per key, and one past the last
   std::vector<uint32_t> uses_;
+  std::vector<UseWindow> first_windows_;  // per key
 };
 
 }  // namespace sparseflash
