@@ -82,7 +82,7 @@ void NeuronCache::Drop(CacheKey key) {
 
 void NeuronCache::Admit(CacheKey key, int64_t bytes) {
   while (used_ + bytes > options_.capacity_bytes) {
-    if (!policy_->HasVictim()) {
+    if (lru_ == nullptr && !policy_->HasVictim()) {  // LRU always has one
       ++stats_.rejected;
       return;
     }

@@ -182,7 +182,7 @@ class PowerInfer2 : public Strategy {
     for (uint64_t word : cache_->hot_bits()) hot_keys += std::popcount(word);
     std::vector<size_t> next(static_cast<size_t>(slots) + 1, 0);
     size_t prefix = 0;  // ranked[0, prefix) holds every hot key
-    for (size_t seen = 0; seen < hot_keys; ++prefix) {
+    for (size_t seen = 0; seen < hot_keys && prefix < ranked.size(); ++prefix) {
       const CacheKey k = ranked[prefix];
       if (cache_->hot(k)) {
         ++next[indexer_.Slot(k) + 1];
