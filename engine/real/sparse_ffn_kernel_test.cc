@@ -184,6 +184,25 @@ TEST(BundlePrefetcher, KeepsAbout64KiBOfBundlesInFlightAndStaysInsideTheList) {
   delete[] list;
 }
 
+TEST(PacedLines, SpreadsARowsLinesOverTheStepsAndAsksForEachOnce) {
+  std::vector<uint8_t> row(2304);  // 36 lines over 32 steps: two lines a step
+  PacedLines fetch(row.data(), static_cast<int64_t>(row.size()), 32);
+  fetch.Step();
+  EXPECT_FALSE(fetch.done());  // not all at once
+  for (int step = 1; step < 17; ++step) fetch.Step();
+  EXPECT_FALSE(fetch.done());
+  fetch.Step();
+  EXPECT_TRUE(fetch.done());  // within the steps
+  fetch.Step();
+  fetch.Rest();
+  EXPECT_TRUE(fetch.done());
+  PacedLines rest(row.data(), static_cast<int64_t>(row.size()), 1);
+  rest.Rest();
+  EXPECT_TRUE(rest.done());
+  PacedLines nothing(nullptr, 2304, 32);
+  EXPECT_TRUE(nothing.done());
+}
+
 TEST(HalfFloat, RoundTripsRepresentableValues) {
   for (float f : {0.0f, 1.0f, -2.5f, 0.0009765625f, 65504.0f}) {
     EXPECT_EQ(HalfToFloat(FloatToHalf(f)), f);

@@ -222,24 +222,57 @@ SF_VNNI inline __m512i ChunkDot(int bits, const uint8_t* w, const int8_t* even, 
   return _mm512_dpbusd_epi32(acc, hi, _mm512_loadu_si512(odd));
 }
 
-// Dot product of one gate or up row with x.
+// Where a chunk's factors start in the row's per-group factors: chunk c's
+// first group is c * kChunk / group_bytes, stepped without a division (a
+// 64-bit divide per chunk was the largest cost of the dot product).
+class ChunkFactors {
+ public:
+  SF_VNNI ChunkFactors(int group_bytes, const float* factor)
+      : at_(factor),
+        step_(group_bytes < kChunk ? kChunk / group_bytes : 1),
+        chunks_per_group_(group_bytes < kChunk ? 1 : group_bytes / kChunk),
+        left_(chunks_per_group_) {}
+
+  // The 16 factors of the current chunk's lanes; moves to the next chunk.
+  SF_VNNI __m512 Next(__m512i index) {
+    const __m512 f = _mm512_permutexvar_ps(index, _mm512_loadu_ps(at_));
+    if (--left_ == 0) {
+      at_ += step_;
+      left_ = chunks_per_group_;
+    }
+    return f;
+  }
+
+ private:
+  const float* at_;
+  int step_, chunks_per_group_, left_;
+};
+
+// Dot product of one gate or up row with x. Even chunks accumulate in one
+// chain and odd chunks in another.
+// `ahead` is asked for over the chunks.
 SF_VNNI float RowDot(const FfnKernelShape& s, const uint8_t* row, const PreparedQ8& p,
-                     __m512i index, float* factor) {
+                     __m512i index, float* factor, const uint8_t* ahead, int64_t ahead_bytes) {
   const float owed = RowFactors(s, row, 1.0f, p.scale.data(), p.correction.data(), factor);
-  const int group_bytes = GroupBytes(s);
+  ChunkFactors factors(GroupBytes(s), factor);
   const int64_t chunks = WeightBytes(s) / kChunk;
-  __m512 total0 = _mm512_setzero_ps(), total1 = _mm512_setzero_ps();
-  for (int64_t c = 0; c < chunks; ++c) {
+  PacedLines fetch(ahead, ahead_bytes, chunks);
+  const int8_t* odd = s.bits == 4 ? p.odd.data() : nullptr;
+  auto chunk = [&](int64_t c, __m512 total) SF_VNNI {
+    fetch.Step();
     const int64_t at = c * kChunk;
     const __m512i sums =
-        ChunkDot(s.bits, row + at, p.even.data() + at, s.bits == 4 ? p.odd.data() + at : nullptr);
-    const __m512 f = _mm512_permutexvar_ps(index, _mm512_loadu_ps(factor + at / group_bytes));
-    if (c % 2 == 0) {
-      total0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), f, total0);
-    } else {
-      total1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), f, total1);
-    }
+        ChunkDot(s.bits, row + at, p.even.data() + at, odd == nullptr ? nullptr : odd + at);
+    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), factors.Next(index), total);
+  };
+  __m512 total0 = _mm512_setzero_ps(), total1 = _mm512_setzero_ps();
+  int64_t c = 0;
+  for (; c + 1 < chunks; c += 2) {
+    total0 = chunk(c, total0);
+    total1 = chunk(c + 1, total1);
   }
+  if (c < chunks) total0 = chunk(c, total0);
+  fetch.Rest();
   return _mm512_reduce_add_ps(_mm512_add_ps(total0, total1)) - owed;
 }
 
@@ -302,9 +335,10 @@ SF_VNNI void DownColumns(const FfnKernelShape& s, const uint8_t* const* col, flo
   alignas(64) int32_t idx[16];
   for (int l = 0; l < 16; ++l) idx[l] = l / group_bytes;
   const __m512i index = _mm512_load_si512(idx);
-  for (int64_t at = 0; at < WeightBytes(s); at += 16) {
+  const int64_t groups_per_step = 16 / group_bytes;
+  for (int64_t at = 0, first = 0; at < WeightBytes(s); at += 16, first += groups_per_step) {
     for (int j = 0; j < N; ++j) {
-      fv[j] = _mm512_permutexvar_ps(index, _mm512_loadu_ps(f[j] + at / group_bytes));
+      fv[j] = _mm512_permutexvar_ps(index, _mm512_loadu_ps(f[j] + first));
     }
     DownStep<N>(s.bits, col, at, fv, out_even, out_odd);
   }
@@ -367,17 +401,25 @@ SF_VNNI void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundle
   const int64_t row = s.row_bytes();
   const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
   DownBatch batch;
-  const BundlePrefetcher prefetch(bundles, count, s.bundle_bytes());
+  const int64_t bundle = s.bundle_bytes();
+  const BundlePrefetcher prefetch(bundles, count, bundle);
   for (int k = 0; k < count; ++k) {
     const uint8_t* b = bundles[k];
-    prefetch.Before(k);
+    prefetch.StartOf(k);
+    // Bundle k + distance is asked for while this one's rows are computed:
+    // its gate row during the gate's, the rest during the up row's.
+    const uint8_t* ahead = prefetch.Ahead(k);
     float h;
     if (s.gated) {
-      const float g = RowDot(s, b, p, index, t.factor.data());
-      if (g <= 0) continue;  // the up/down half is not needed
-      h = g * RowDot(s, b + row, p, index, t.factor.data());
+      const float g = RowDot(s, b, p, index, t.factor.data(), ahead, row);
+      const uint8_t* rest = ahead == nullptr ? nullptr : ahead + row;
+      if (g <= 0) {  // the up/down half is not needed
+        PacedLines(rest, bundle - row, 1).Rest();
+        continue;
+      }
+      h = g * RowDot(s, b + row, p, index, t.factor.data(), rest, bundle - row);
     } else {
-      h = RowDot(s, b, p, index, t.factor.data());
+      h = RowDot(s, b, p, index, t.factor.data(), ahead, bundle);
       if (h <= 0) continue;
     }
     batch.col[batch.n] = b + gate_up_bytes;
@@ -402,8 +444,8 @@ SF_VNNI void DenseGemvVnni(const FfnKernelShape& s, const uint8_t* base, int64_t
   const int64_t row = s.row_bytes();
   const RowPrefetcher prefetch(base, rows, row);
   for (int64_t r = 0; r < rows; ++r) {
-    prefetch.Before(r);
-    y[r] = RowDot(s, base + r * row, t.p, index, t.factor.data());
+    prefetch.StartOf(r);
+    y[r] = RowDot(s, base + r * row, t.p, index, t.factor.data(), prefetch.Ahead(r), row);
   }
 }
 
