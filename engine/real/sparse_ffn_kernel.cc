@@ -151,10 +151,11 @@ void LoadScales(const FfnKernelShape& s, const uint8_t* row, float* out) {
 }
 
 // Dot product of one row with x. `D16` caps the int16 lanes so that one load
-// never crosses a weight group (8 bytes of int4 for groups of 16).
+// never crosses a weight group (8 bytes of int4 for groups of 16). `ahead`'s
+// bytes are asked for over the groups (PacedLines).
 template <class D16>
 float RowDot(D16 d16, const FfnKernelShape& s, const uint8_t* row, const PreparedX& p,
-             float* scales) {
+             float* scales, const uint8_t* ahead, int64_t ahead_bytes) {
   const hn::Repartition<int32_t, D16> d32;
   const hn::Rebind<float, decltype(d32)> df;
   const hn::Rebind<uint8_t, D16> du8;
@@ -164,7 +165,9 @@ float RowDot(D16 d16, const FfnKernelShape& s, const uint8_t* row, const Prepare
   auto total = hn::Zero(df);
   float offset = 0;
   const int groups = s.d_model / s.group;
+  PacedLines fetch(ahead, ahead_bytes, groups);
   for (int g = 0; g < groups; ++g) {
+    fetch.Step();
     auto acc = hn::Zero(d32), acc1 = hn::Zero(d32);
     if (s.bits == 4) {
       const int half = s.group / 2;
@@ -187,6 +190,7 @@ float RowDot(D16 d16, const FfnKernelShape& s, const uint8_t* row, const Prepare
                        total);
     if (s.bits == 4) offset += 8.0f * scale * static_cast<float>(p.q_sum[g]);
   }
+  fetch.Rest();
   return hn::GetLane(hn::SumOfLanes(df, total)) - offset;
 }
 
@@ -269,17 +273,25 @@ void SparseFfnWith(D16 d16, const FfnKernelShape& s, const uint8_t* const* bundl
   const int64_t row = s.row_bytes();
   DownBatch batch;
   const int64_t gate_up_bytes = row * (s.gated ? 2 : 1);
-  const BundlePrefetcher prefetch(bundles, count, s.bundle_bytes());
+  const int64_t bundle = s.bundle_bytes();
+  const BundlePrefetcher prefetch(bundles, count, bundle);
   for (int k = 0; k < count; ++k) {
     const uint8_t* b = bundles[k];
-    prefetch.Before(k);
+    prefetch.StartOf(k);
+    // Bundle k + distance is asked for while this one's rows are computed:
+    // its gate row during the gate's, the rest during the up row's.
+    const uint8_t* ahead = prefetch.Ahead(k);
     float h;
     if (s.gated) {
-      const float g = RowDot(d16, s, b, p, scales.data());
-      if (g <= 0) continue;  // the up/down half is not needed
-      h = g * RowDot(d16, s, b + row, p, scales.data());
+      const float g = RowDot(d16, s, b, p, scales.data(), ahead, row);
+      const uint8_t* rest = ahead == nullptr ? nullptr : ahead + row;
+      if (g <= 0) {  // the up/down half is not needed
+        PacedLines(rest, bundle - row, 1).Rest();
+        continue;
+      }
+      h = g * RowDot(d16, s, b + row, p, scales.data(), rest, bundle - row);
     } else {
-      h = RowDot(d16, s, b, p, scales.data());
+      h = RowDot(d16, s, b, p, scales.data(), ahead, bundle);
       if (h <= 0) continue;
     }
     batch.col[batch.n] = b + gate_up_bytes;
@@ -324,8 +336,8 @@ void DenseGemvWith(D16 d16, const FfnKernelShape& s, const uint8_t* base, int64_
   const int64_t row = s.row_bytes();
   const RowPrefetcher prefetch(base, rows, row);
   for (int64_t r = 0; r < rows; ++r) {
-    prefetch.Before(r);
-    y[r] = RowDot(d16, s, base + r * row, p, scales.data());
+    prefetch.StartOf(r);
+    y[r] = RowDot(d16, s, base + r * row, p, scales.data(), prefetch.Ahead(r), row);
   }
 }
 
