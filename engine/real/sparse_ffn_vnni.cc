@@ -249,8 +249,8 @@ class ChunkFactors {
 };
 
 // Dot product of one gate or up row with x. Even chunks accumulate in one
-// chain and odd chunks in another.
-// `ahead` is asked for over the chunks.
+// chain and odd chunks in another. The `ahead_bytes` at `ahead` (null: none)
+// are asked for over the chunks (PacedLines).
 SF_VNNI float RowDot(const FfnKernelShape& s, const uint8_t* row, const PreparedQ8& p,
                      __m512i index, float* factor, const uint8_t* ahead, int64_t ahead_bytes) {
   const float owed = RowFactors(s, row, 1.0f, p.scale.data(), p.correction.data(), factor);
