@@ -95,28 +95,28 @@ class PacedLines {
  public:
   PacedLines(const uint8_t* at, int64_t bytes, int64_t steps)
       : at_(at),
-        end_(at == nullptr ? at : at + bytes),
+        bytes_(at == nullptr ? 0 : bytes),
         per_step_(64 * std::max<int64_t>(
                            1, ((bytes + 63) / 64 + steps - 1) / std::max<int64_t>(1, steps))) {}
 
   // Asks for the next step's lines.
-  void Step() {
-    const uint8_t* stop = std::min(end_, at_ + per_step_);
-    for (; at_ < stop; at_ += 64) PrefetchLine(at_);
-  }
+  void Step() { AskUpTo(std::min(bytes_, next_ + per_step_)); }
 
   // Asks for every line not yet asked for.
-  void Rest() {
-    for (; at_ < end_; at_ += 64) PrefetchLine(at_);
-  }
+  void Rest() { AskUpTo(bytes_); }
 
   // Whether every line has been asked for.
-  bool done() const { return at_ >= end_; }
+  bool done() const { return next_ >= bytes_; }
 
  private:
+  void AskUpTo(int64_t stop) {
+    for (; next_ < stop; next_ += 64) PrefetchLine(at_ + next_);
+  }
+
   const uint8_t* at_;
-  const uint8_t* end_;
+  int64_t bytes_;
   int64_t per_step_;
+  int64_t next_ = 0;  // offset of the first line not yet asked for
 };
 
 // The same window over consecutive rows (a dense GEMV): each row ends in its
