@@ -82,7 +82,7 @@ void NeuronCache::Drop(CacheKey key) {
 
 void NeuronCache::Admit(CacheKey key, int64_t bytes) {
   while (used_ + bytes > options_.capacity_bytes) {
-    if (lru_ == nullptr && !policy_->HasVictim()) {  // LRU always has one
+    if (!policy_->HasVictim()) {
       ++stats_.rejected;
       return;
     }

@@ -33,6 +33,54 @@ inline void PrefetchBytes(const uint8_t* at, int64_t bytes) {
   for (int64_t o = 0; o < bytes; o += 64) PrefetchLine(at + o);
 }
 
+// Asks for `bytes` at `at` a few lines at a time, spread over `steps` steps of
+// the caller's work. A bundle's hundred-odd prefetches issued at once filled
+// the core's load queue and stalled the arithmetic behind them; spread over
+// the dot product's chunks, the sparse kernel from DRAM went from 6.5-6.9 to
+// 7.7-7.8 GiB/s (INT4 g32) and from 7.4-7.6 to 10.8-11.5 (INT8), and the dense
+// INT4 GEMV from 12.1-13.7 to 16.8-18.2 (BM_SparseFfn, BM_DenseGemv, AMD EPYC
+// VM, two runs each). A null `at` asks for nothing.
+class PacedLines {
+ public:
+  PacedLines(const uint8_t* at, int64_t bytes, int64_t steps)
+      : at_(at),
+        bytes_(at == nullptr ? 0 : bytes),
+        per_step_(64 * std::max<int64_t>(
+                           1, ((bytes + 63) / 64 + steps - 1) / std::max<int64_t>(1, steps))) {}
+
+  // Asks for the next step's lines.
+  void Step() { AskUpTo(std::min(bytes_, next_ + per_step_)); }
+
+  // Asks for every line not yet asked for.
+  void Rest() { AskUpTo(bytes_); }
+
+  // Whether every line has been asked for.
+  bool done() const { return next_ >= bytes_; }
+
+ private:
+  void AskUpTo(int64_t stop) {
+    for (; next_ < stop; next_ += 64) PrefetchLine(at_ + next_);
+  }
+
+  const uint8_t* at_;
+  int64_t bytes_;
+  int64_t per_step_;
+  int64_t next_ = 0;  // offset of the first line not yet asked for
+};
+
+// The bundle ahead as a kernel reads a bundle: its first row (the gate of a
+// gated FFN, the whole bundle otherwise), asked for during the first row's dot
+// product, then the rest, during the second's.
+struct BundleAhead {
+  const uint8_t* first = nullptr;
+  int64_t first_bytes = 0;
+  const uint8_t* rest = nullptr;
+  int64_t rest_bytes = 0;
+
+  // Asks for the rest at once: the second row is skipped (gate not positive).
+  void FetchRest() const { PacedLines(rest, rest_bytes, 1).Rest(); }
+};
+
 class BundlePrefetcher {
  public:
   static constexpr int64_t kWindowBytes = 64 << 10;
@@ -71,6 +119,14 @@ class BundlePrefetcher {
     return k + distance_ < count_ ? bundles_[k + distance_] : nullptr;
   }
 
+  // Bundle k + distance() split after its first `first_bytes` (all null past
+  // the list's end).
+  BundleAhead AheadSplit(int k, int64_t first_bytes) const {
+    const uint8_t* ahead = Ahead(k);
+    if (ahead == nullptr) return {};
+    return {ahead, first_bytes, ahead + first_bytes, bundle_bytes_ - first_bytes};
+  }
+
  private:
   void Fetch(const uint8_t* bundle) const { PrefetchBytes(bundle, bundle_bytes_); }
   void TouchPages(const uint8_t* bundle) const {
@@ -82,41 +138,6 @@ class BundlePrefetcher {
   int count_;
   int64_t bundle_bytes_;
   int distance_;
-};
-
-// Asks for `bytes` at `at` a few lines at a time, spread over `steps` steps of
-// the caller's work. A bundle's hundred-odd prefetches issued at once filled
-// the core's load queue and stalled the arithmetic behind them; spread over
-// the dot product's chunks, the sparse kernel from DRAM went from 6.5-6.9 to
-// 7.7-7.8 GiB/s (INT4 g32) and from 7.4-7.6 to 10.8-11.5 (INT8), and the dense
-// INT4 GEMV from 12.1-13.7 to 16.8-18.2 (BM_SparseFfn, BM_DenseGemv, AMD EPYC
-// VM, two runs each). A null `at` asks for nothing.
-class PacedLines {
- public:
-  PacedLines(const uint8_t* at, int64_t bytes, int64_t steps)
-      : at_(at),
-        bytes_(at == nullptr ? 0 : bytes),
-        per_step_(64 * std::max<int64_t>(
-                           1, ((bytes + 63) / 64 + steps - 1) / std::max<int64_t>(1, steps))) {}
-
-  // Asks for the next step's lines.
-  void Step() { AskUpTo(std::min(bytes_, next_ + per_step_)); }
-
-  // Asks for every line not yet asked for.
-  void Rest() { AskUpTo(bytes_); }
-
-  // Whether every line has been asked for.
-  bool done() const { return next_ >= bytes_; }
-
- private:
-  void AskUpTo(int64_t stop) {
-    for (; next_ < stop; next_ += 64) PrefetchLine(at_ + next_);
-  }
-
-  const uint8_t* at_;
-  int64_t bytes_;
-  int64_t per_step_;
-  int64_t next_ = 0;  // offset of the first line not yet asked for
 };
 
 // The same window over consecutive rows (a dense GEMV): each row ends in its

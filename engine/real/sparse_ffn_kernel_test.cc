@@ -203,6 +203,23 @@ TEST(PacedLines, SpreadsARowsLinesOverTheStepsAndAsksForEachOnce) {
   EXPECT_TRUE(nothing.done());
 }
 
+TEST(BundlePrefetcher, SplitsTheBundleAheadAtItsFirstRow) {
+  std::vector<uint8_t> arena(4 * 1024);
+  const uint8_t* list[4] = {&arena[0], &arena[1024], &arena[2048], &arena[3072]};
+  const BundlePrefetcher prefetch(list, 4, 1024);  // 64 KiB window: every bundle is ahead
+  ASSERT_EQ(prefetch.distance(), 64);
+  EXPECT_EQ(prefetch.AheadSplit(0, 256).first, nullptr);  // past the list's end
+
+  const BundlePrefetcher wide(list, 4, 64 << 10);  // one bundle a window; nothing is read
+  ASSERT_EQ(wide.distance(), 1);
+  const BundleAhead ahead = wide.AheadSplit(1, 256);
+  EXPECT_EQ(ahead.first, list[2]);
+  EXPECT_EQ(ahead.first_bytes, 256);
+  EXPECT_EQ(ahead.rest, list[2] + 256);
+  EXPECT_EQ(ahead.rest_bytes, (64 << 10) - 256);
+  EXPECT_EQ(wide.AheadSplit(3, 256).rest, nullptr);
+}
+
 TEST(HalfFloat, RoundTripsRepresentableValues) {
   for (float f : {0.0f, 1.0f, -2.5f, 0.0009765625f, 65504.0f}) {
     EXPECT_EQ(HalfToFloat(FloatToHalf(f)), f);

@@ -408,20 +408,13 @@ SF_VNNI void SparseFfnVnni(const FfnKernelShape& s, const uint8_t* const* bundle
     prefetch.StartOf(k);
     // Bundle k + distance is asked for while this one's rows are computed:
     // its gate row during the gate's, the rest during the up row's.
-    const uint8_t* ahead = prefetch.Ahead(k);
-    float h;
-    if (s.gated) {
-      const float g = RowDot(s, b, p, index, t.factor.data(), ahead, row);
-      const uint8_t* rest = ahead == nullptr ? nullptr : ahead + row;
-      if (g <= 0) {  // the up/down half is not needed
-        PacedLines(rest, bundle - row, 1).Rest();
-        continue;
-      }
-      h = g * RowDot(s, b + row, p, index, t.factor.data(), rest, bundle - row);
-    } else {
-      h = RowDot(s, b, p, index, t.factor.data(), ahead, bundle);
-      if (h <= 0) continue;
+    const BundleAhead ahead = prefetch.AheadSplit(k, s.gated ? row : bundle);
+    float h = RowDot(s, b, p, index, t.factor.data(), ahead.first, ahead.first_bytes);
+    if (h <= 0) {  // the neuron is off: its up row and down column are not needed
+      ahead.FetchRest();
+      continue;
     }
+    if (s.gated) h *= RowDot(s, b + row, p, index, t.factor.data(), ahead.rest, ahead.rest_bytes);
     batch.col[batch.n] = b + gate_up_bytes;
     batch.h[batch.n++] = h;
     if (batch.n == 4) {
