@@ -174,8 +174,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   FitMonotoneInDepth(d.flash.points);
 
   const int64_t dram_bytes = (o.quick ? 256 : 1024) << 20;
-  const double one = MeasureDramRead(1, dram_bytes);
-  const double all = MeasureDramRead(cores, dram_bytes);
+  const calibration::DramReadRates dram = MeasureDramRead(cores, dram_bytes, o.quick ? 7 : 9);
+  const double one = dram.one, all = dram.all;
   const double copy = MeasureCopy(dram_bytes / 2);
   // Each kernel rate the median of three passes, the two access patterns
   // interleaved, so a drift in the machine's speed biases neither. The core's

@@ -4,6 +4,7 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <new>
 #include <thread>
 
 #include "absl/strings/str_format.h"
@@ -14,24 +15,42 @@
 
 namespace sparseflash::calibration {
 
-// DRAM read bandwidth with `threads` threads summing a large buffer.
-double MeasureDramRead(int threads, int64_t bytes) {
-  std::vector<uint64_t> data(bytes / 8, 1);
+namespace {
+
+// One pass: `threads` threads each summing their share of `words`, B/s.
+double ReadPass(const uint64_t* words, size_t count, int threads) {
   std::vector<uint64_t> sums(threads);
   const auto t0 = std::chrono::steady_clock::now();
-  for (int rep = 0; rep < 3; ++rep) {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) {
-      pool.emplace_back([&, t] {
-        uint64_t s = 0;
-        const size_t begin = data.size() * t / threads, end = data.size() * (t + 1) / threads;
-        for (size_t i = begin; i < end; ++i) s += data[i];
-        sums[t] += s;
-      });
-    }
-    for (std::thread& th : pool) th.join();
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t) {
+    pool.emplace_back([&, t] {
+      uint64_t s = 0;
+      const size_t begin = count * t / threads, end = count * (t + 1) / threads;
+      for (size_t i = begin; i < end; ++i) s += words[i];
+      sums[t] = s;
+    });
   }
-  return 3.0 * bytes / Seconds(t0);
+  for (std::thread& th : pool) th.join();
+  const double seconds = Seconds(t0);
+  volatile uint64_t keep = 0;
+  for (uint64_t s : sums) keep = keep + s;  // the sums are used: the reads stay
+  return 8.0 * static_cast<double>(count) / seconds;
+}
+
+}  // namespace
+
+DramReadRates MeasureDramRead(int threads, int64_t bytes, int passes) {
+  WeightMemory memory = AllocateWeightMemory(bytes);
+  if (!memory) throw std::bad_alloc();
+  const size_t count = static_cast<size_t>(bytes / 8);
+  uint64_t* words = reinterpret_cast<uint64_t*>(memory.get());
+  for (size_t i = 0; i < count; ++i) words[i] = i;
+  DramReadRates rates;
+  for (int pass = 0; pass < passes; ++pass) {
+    rates.one = std::max(rates.one, ReadPass(words, count, 1));
+    rates.all = std::max(rates.all, ReadPass(words, count, threads));
+  }
+  return rates;
 }
 
 double MeasureCopy(int64_t bytes) {
@@ -168,7 +187,8 @@ double MeasureKernelCallNs(const FfnKernelShape& s, int batches) {
 
 KernelArena::KernelArena(const FfnKernelShape& shape, int64_t span_bytes)
     : bundles(std::max<int64_t>(span_bytes / shape.bundle_bytes(), 2048)),
-      bytes_(std::make_unique_for_overwrite<uint8_t[]>(bundles * shape.bundle_bytes())) {
+      bytes_(AllocateWeightMemory(bundles * shape.bundle_bytes())) {
+  if (!bytes_) throw std::bad_alloc();
   FillUnitBundles(shape, bytes_.get(), bundles);
 }
 

@@ -13,6 +13,7 @@
 
 #include "devices/device_profile.h"
 #include "engine/real/sparse_ffn_kernel.h"
+#include "engine/real/weight_memory.h"
 
 namespace sparseflash::calibration {
 
@@ -37,8 +38,19 @@ inline constexpr FfnKernelShape kFormatShapes[] = {
     {.d_model = 4096, .group = 64, .bits = 8, .gated = true},
 };
 
-// DRAM read bandwidth with `threads` threads summing a buffer of `bytes`, B/s.
-double MeasureDramRead(int threads, int64_t bytes);
+// DRAM read bandwidth, B/s, summing a buffer of `bytes` (the engine's weight
+// memory) with one thread and with `threads` threads at once: each the highest
+// of `passes` passes, the two interleaved. The highest, because other work
+// only lowers a pass: measured after `calibrate`'s flash passes (the kernel
+// still finishing the read-ahead of a mapped file), two threads read 18.3 GB/s
+// where the same loop alone in a process read 25-28 on an AMD EPYC VM, and a
+// run's attention 29. A ceiling is what memory gives a run, with nothing else
+// running.
+struct DramReadRates {
+  double one = 0;  // one thread
+  double all = 0;  // `threads` at once, together
+};
+DramReadRates MeasureDramRead(int threads, int64_t bytes, int passes);
 // memcpy bandwidth over `bytes`, B/s.
 double MeasureCopy(int64_t bytes);
 // Handing a compute task to a worker of the engine's thread pool and getting
@@ -59,7 +71,9 @@ HandOff MeasureHandOff(int tasks);
 // caches, each the median over `batches` batches of 64 calls.
 double MeasureKernelCallNs(const FfnKernelShape& shape, int batches = 101);
 // Unit bundles of a shape (FillUnitBundles) filling about `span_bytes` (at
-// least 2048 bundles): the memory a measurement scatters its bundles over.
+// least 2048 bundles): the memory a measurement scatters its bundles over, the
+// engine's weight memory (AllocateWeightMemory), so that it is paged as the
+// run's weights are.
 class KernelArena {
  public:
   KernelArena(const FfnKernelShape& shape, int64_t span_bytes);
@@ -67,7 +81,7 @@ class KernelArena {
   const int64_t bundles;
 
  private:
-  std::unique_ptr<uint8_t[]> bytes_;
+  WeightMemory bytes_;
 };
 
 // The sparse FFN kernel over bundles of `arena` (of `shape`) from DRAM on each

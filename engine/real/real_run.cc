@@ -11,14 +11,12 @@
 #include "engine/real/mapped_weights.h"
 #include "engine/real/real_env.h"
 #include "engine/real/sparse_ffn_kernel.h"
+#include "engine/real/weight_memory.h"
 
 namespace sparseflash {
 namespace {
 
-struct FreeDeleter {
-  void operator()(uint8_t* p) const { std::free(p); }
-};
-using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
+using Buffer = WeightMemory;  // freed with std::free, as posix_memalign's memory is
 
 // Read buffers: the read fills them, so they are not touched first.
 Buffer Allocate(int64_t bytes) {
@@ -28,14 +26,12 @@ Buffer Allocate(int64_t bytes) {
 }
 
 // Memory that must really be resident (the budget): `bundles` bundles of
-// synthetic weights (FillUnitBundles), every byte written.
+// synthetic weights (FillUnitBundles), every byte written, on huge pages where
+// the kernel has them, as the kernels read weights (AllocateWeightMemory).
 Buffer AllocateUnitBundles(const FfnKernelShape& shape, int64_t bundles) {
-  void* p = nullptr;
-  if (posix_memalign(&p, 4096, std::max<int64_t>(bundles * shape.bundle_bytes(), 4096)) != 0) {
-    return nullptr;
-  }
-  FillUnitBundles(shape, static_cast<uint8_t*>(p), bundles);
-  return Buffer(static_cast<uint8_t*>(p));
+  Buffer p = AllocateWeightMemory(bundles * shape.bundle_bytes());
+  if (p) FillUnitBundles(shape, p.get(), bundles);
+  return p;
 }
 
 // Read buffers, reused: a finished batch's buffer serves a later batch, so

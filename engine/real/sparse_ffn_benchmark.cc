@@ -22,6 +22,7 @@
 #include "common/random.h"
 #include "engine/real/bundle_prefetch.h"
 #include "engine/real/sparse_ffn_kernel.h"
+#include "engine/real/weight_memory.h"
 
 namespace sparseflash {
 namespace {
@@ -34,15 +35,20 @@ struct Arena {
   const uint8_t* data() const { return bytes.get(); }
 };
 
-// `huge`: backed by 2 MiB pages where the kernel has them (MADV_HUGEPAGE).
+// `huge`: the engine's weight memory (AllocateWeightMemory: 2 MiB pages where
+// the kernel has them); else 4 KiB pages (MADV_NOHUGEPAGE).
 Arena MakeArena(int bits, int64_t mib, bool huge = false, int group = 32) {
   Arena a;
   a.shape = FfnKernelShape{.d_model = 4096, .group = group, .bits = bits, .gated = true};
   const FfnKernelShape& s = a.shape;
   a.bundles = (mib << 20) / s.bundle_bytes();
-  const size_t bytes = ((a.bundles * s.bundle_bytes() >> 21) + 1) << 21;
-  a.bytes.reset(static_cast<uint8_t*>(std::aligned_alloc(size_t{1} << 21, bytes)));
-  if (huge) madvise(a.bytes.get(), bytes, MADV_HUGEPAGE);
+  const int64_t bytes = WeightMemoryBytes(a.bundles * s.bundle_bytes());
+  if (huge) {
+    a.bytes.reset(AllocateWeightMemory(bytes).release());
+  } else {
+    a.bytes.reset(static_cast<uint8_t*>(std::aligned_alloc(size_t{1} << 21, bytes)));
+    madvise(a.bytes.get(), bytes, MADV_NOHUGEPAGE);
+  }
   FillUnitBundles(s, a.bytes.get(), a.bundles);
   return a;
 }
