@@ -38,6 +38,17 @@ void PrintRow(absl::string_view name, double measured, double predicted, const c
   absl::PrintF("  %-28s %12.3f %12.3f %s  %s\n", name, measured, predicted, error, unit);
 }
 
+// How much of the process was on huge pages at the run's end: the kernels'
+// rates from DRAM depend on it (docs/replay.md), and a kernel may refuse them.
+std::string HugePagesLine(int64_t bytes) {
+  if (bytes < 0) return "huge pages unknown (no /proc/self/smaps_rollup)";
+  if (bytes == 0) {
+    return "none on huge pages (transparent huge pages off? "
+           "/sys/kernel/mm/transparent_hugepage/enabled)";
+  }
+  return absl::StrCat(FormatBytes(bytes), " of it on huge pages");
+}
+
 int RunReplay(const ReplayArgs& a) {
   absl::StatusOr<DeviceProfile> device = LoadDevice(a.device);
   if (!device.ok()) return ReportError(device.status());
@@ -92,6 +103,7 @@ int RunReplay(const ReplayArgs& a) {
     j["engine_read_bytes"] = real->engine_read_bytes;
     j["kernel_read_bytes"] = real->kernel_read_bytes;
     j["peak_rss_bytes"] = real->peak_rss_bytes;
+    j["huge_page_bytes"] = real->huge_page_bytes;
     j["process_bytes"] = r->process_bytes;
     j["memory"] = {{"resident_bytes", real->memory.resident_bytes},
                    {"cache_bytes", real->memory.cache_bytes},
@@ -133,9 +145,9 @@ int RunReplay(const ReplayArgs& a) {
     PrintRow(absl::StrCat("  ", BreakdownName(part)), m.breakdown_ms[part], p.breakdown_ms[part],
              "ms");
   }
-  absl::PrintF("  engine read %s; the kernel counted %s for the process; peak RSS %s\n",
+  absl::PrintF("  engine read %s; the kernel counted %s for the process; peak RSS %s, %s\n",
                FormatBytes(real->engine_read_bytes), FormatBytes(real->kernel_read_bytes),
-               FormatBytes(real->peak_rss_bytes));
+               FormatBytes(real->peak_rss_bytes), HugePagesLine(real->huge_page_bytes));
   return 0;
 }
 

@@ -320,7 +320,11 @@ FfnKernelShape KernelShapeOf(const ModelSpec& model) {
 }
 
 int64_t ProcessStatusBytes(const std::string& field) {
-  std::ifstream in("/proc/self/status");
+  return ProcFieldBytes("/proc/self/status", field);
+}
+
+int64_t ProcFieldBytes(const std::string& path, const std::string& field) {
+  std::ifstream in(path);
   std::string key;
   while (in >> key) {
     if (key == field + ":") {
@@ -333,6 +337,8 @@ int64_t ProcessStatusBytes(const std::string& field) {
 }
 
 int64_t PeakRssBytes() { return ProcessStatusBytes("VmHWM"); }
+
+int64_t HugePageBytes() { return ProcFieldBytes("/proc/self/smaps_rollup", "AnonHugePages"); }
 
 absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
                                       const RealRunOptions& o) {
@@ -393,6 +399,7 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   result.engine_read_bytes = flash->bytes_read();
   result.record = engine.record();
   result.peak_rss_bytes = PeakRssBytes();
+  result.huge_page_bytes = HugePageBytes();
   return result;
 }
 

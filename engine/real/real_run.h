@@ -65,6 +65,9 @@ struct RealRunResult {
   int64_t engine_read_bytes = 0;
   int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run; -1 = unknown
   int64_t peak_rss_bytes = 0;
+  // Of the resident set at the run's end, the bytes on transparent huge pages
+  // (the weights the kernels read are asked to be: AllocateWeightMemory); -1 = unknown.
+  int64_t huge_page_bytes = -1;
   std::string notice;
 };
 
@@ -83,7 +86,12 @@ absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& config, int64_t* p
 
 // A memory field of /proc/self/status ("VmRSS", "VmHWM"), bytes; -1 if absent.
 int64_t ProcessStatusBytes(const std::string& field);
+// A "Field: N kB" line of a /proc file, bytes; -1 if the file or field is absent.
+int64_t ProcFieldBytes(const std::string& path, const std::string& field);
 // Peak resident set of this process (VmHWM), bytes.
 int64_t PeakRssBytes();
+// This process's anonymous memory on transparent huge pages (smaps_rollup's
+// AnonHugePages), bytes; -1 where the kernel does not say.
+int64_t HugePageBytes();
 
 }  // namespace sparseflash
