@@ -189,7 +189,11 @@ KernelArena::KernelArena(const FfnKernelShape& shape, int64_t span_bytes)
     : bundles(std::max<int64_t>(span_bytes / shape.bundle_bytes(), 2048)),
       bytes_(AllocateWeightMemory(bundles * shape.bundle_bytes())) {
   if (!bytes_) throw std::bad_alloc();
+  const int64_t huge_before = HugePageBytes();
   FillUnitBundles(shape, bytes_.get(), bundles);
+  const int64_t huge_after = HugePageBytes();
+  huge_bytes_ =
+      huge_before < 0 || huge_after < 0 ? -1 : std::max<int64_t>(0, huge_after - huge_before);
 }
 
 std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double dram_cap,
@@ -199,8 +203,13 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
   for (const FfnKernelShape& shape : kFormatShapes) {
     // All cores at once, then one alone (the others idle).
     std::vector<double> scattered, in_order, scattered_alone, in_order_alone;
+    std::string pages;  // how the arena was paged: the scattered rates depend on it
     {
       const KernelArena arena(shape, span_bytes);
+      pages = arena.huge_bytes() < 0
+                  ? "pages unknown"
+                  : absl::StrFormat("%d of %d MiB on huge pages", arena.huge_bytes() >> 20,
+                                    WeightMemoryBytes(arena.bundles * shape.bundle_bytes()) >> 20);
       for (int pass = 0; pass < 3; ++pass) {
         scattered.push_back(MeasureKernel(shape, arena, seconds, false, threads));
         in_order.push_back(MeasureKernel(shape, arena, seconds, true, threads));
@@ -221,9 +230,9 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
         const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
         return absl::StrFormat("%.2f-%.2f", *lo / 1e9, *hi / 1e9);
       };
-      spreads->push_back(absl::StrFormat("%s %s scattered, %s in order (alone %s, %s)", q.Name(),
-                                         range(scattered), range(in_order), range(scattered_alone),
-                                         range(in_order_alone)));
+      spreads->push_back(absl::StrFormat("%s %s scattered, %s in order (alone %s, %s; %s)",
+                                         q.Name(), range(scattered), range(in_order),
+                                         range(scattered_alone), range(in_order_alone), pages));
     }
     rate.call_ns = MeasureKernelCallNs(shape, std::max(5, static_cast<int>(seconds * 100)));
     if (wide_span_bytes > span_bytes) {

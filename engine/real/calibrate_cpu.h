@@ -78,10 +78,13 @@ class KernelArena {
  public:
   KernelArena(const FfnKernelShape& shape, int64_t span_bytes);
   const uint8_t* data() const { return bytes_.get(); }
+  // Of its memory, the bytes the kernel put on huge pages; -1 = unknown.
+  int64_t huge_bytes() const { return huge_bytes_; }
   const int64_t bundles;
 
  private:
   WeightMemory bytes_;
+  int64_t huge_bytes_ = -1;
 };
 
 // The sparse FFN kernel over bundles of `arena` (of `shape`) from DRAM on each

@@ -86,12 +86,7 @@ absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& config, int64_t* p
 
 // A memory field of /proc/self/status ("VmRSS", "VmHWM"), bytes; -1 if absent.
 int64_t ProcessStatusBytes(const std::string& field);
-// A "Field: N kB" line of a /proc file, bytes; -1 if the file or field is absent.
-int64_t ProcFieldBytes(const std::string& path, const std::string& field);
 // Peak resident set of this process (VmHWM), bytes.
 int64_t PeakRssBytes();
-// This process's anonymous memory on transparent huge pages (smaps_rollup's
-// AnonHugePages), bytes; -1 where the kernel does not say.
-int64_t HugePageBytes();
 
 }  // namespace sparseflash

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 namespace sparseflash {
 
@@ -25,5 +26,12 @@ WeightMemory AllocateWeightMemory(int64_t bytes);
 
 // The bytes AllocateWeightMemory(bytes) takes: `bytes` rounded up to 2 MiB.
 int64_t WeightMemoryBytes(int64_t bytes);
+
+// This process's anonymous memory on transparent huge pages (smaps_rollup's
+// AnonHugePages), bytes; -1 where the kernel does not say.
+int64_t HugePageBytes();
+
+// A "Field: N kB" line of a /proc file, bytes; -1 if the file or field is absent.
+int64_t ProcFieldBytes(const std::string& path, const std::string& field);
 
 }  // namespace sparseflash

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "engine/real/calibrate_cpu.h"
-#include "engine/real/real_run.h"
 
 namespace sparseflash {
 namespace {
