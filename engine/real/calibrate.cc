@@ -55,6 +55,14 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       if (!path.empty()) RemoveQuietly(path);
     }
   } cleanup{scratch ? path : ""};
+  // DRAM first, before this calibration writes or reads a file: the kernel's
+  // write-back and read-ahead would share the cores with it (MeasureDramRead).
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t dram_bytes = (o.quick ? 256 : 1024) << 20;
+  say("DRAM read and copy");
+  const calibration::DramReadRates dram = MeasureDramRead(cores, dram_bytes, o.quick ? 7 : 9);
+  const double one = dram.one, all = dram.all;
+  const double copy = MeasureCopy(dram_bytes / 2);
   if (scratch) {
     say(absl::StrCat("writing a ", file_bytes >> 20, " MiB scratch file in ", o.scratch_dir));
     if (absl::Status s = WriteScratch(path, file_bytes); !s.ok()) return s;
@@ -66,7 +74,6 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   }
 
   DeviceProfile d;
-  const int cores = std::max(1u, std::thread::hardware_concurrency());
   char date[32];
   const std::time_t now = std::time(nullptr);
   std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&now));
@@ -173,10 +180,6 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   if (!notice.empty()) say(notice);
   FitMonotoneInDepth(d.flash.points);
 
-  const int64_t dram_bytes = (o.quick ? 256 : 1024) << 20;
-  const calibration::DramReadRates dram = MeasureDramRead(cores, dram_bytes, o.quick ? 7 : 9);
-  const double one = dram.one, all = dram.all;
-  const double copy = MeasureCopy(dram_bytes / 2);
   // Each kernel rate the median of three passes, the two access patterns
   // interleaved, so a drift in the machine's speed biases neither. The core's
   // own rates are its INT4 g32 entry.

@@ -45,12 +45,12 @@ DramReadRates MeasureDramRead(int threads, int64_t bytes, int passes) {
   const size_t count = static_cast<size_t>(bytes / 8);
   uint64_t* words = reinterpret_cast<uint64_t*>(memory.get());
   for (size_t i = 0; i < count; ++i) words[i] = i;
-  DramReadRates rates;
+  std::vector<double> one, all;
   for (int pass = 0; pass < passes; ++pass) {
-    rates.one = std::max(rates.one, ReadPass(words, count, 1));
-    rates.all = std::max(rates.all, ReadPass(words, count, threads));
+    one.push_back(ReadPass(words, count, 1));
+    all.push_back(ReadPass(words, count, threads));
   }
-  return rates;
+  return {.one = Median(one), .all = Median(all)};
 }
 
 double MeasureCopy(int64_t bytes) {

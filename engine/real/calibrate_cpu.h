@@ -39,13 +39,13 @@ inline constexpr FfnKernelShape kFormatShapes[] = {
 };
 
 // DRAM read bandwidth, B/s, summing a buffer of `bytes` (the engine's weight
-// memory) with one thread and with `threads` threads at once: each the highest
-// of `passes` passes, the two interleaved. The highest, because other work
-// only lowers a pass: measured after `calibrate`'s flash passes (the kernel
-// still finishing the read-ahead of a mapped file), two threads read 18.3 GB/s
-// where the same loop alone in a process read 25-28 on an AMD EPYC VM, and a
-// run's attention 29. A ceiling is what memory gives a run, with nothing else
-// running.
+// memory) with one thread and with `threads` threads at once: each the median
+// of `passes` passes, the two interleaved. Run it while nothing else works:
+// measured once per thread count right after `calibrate`'s flash passes (the
+// kernel still finishing the read-ahead of a mapped file), two threads read
+// 18.3 GB/s where the same loop alone in a process read 25-28 on an AMD EPYC
+// VM, and a run's attention 29. The highest pass instead of the median read
+// 44.8 GB/s once, where a standalone AVX-512 read got 28-31.
 struct DramReadRates {
   double one = 0;  // one thread
   double all = 0;  // `threads` at once, together
