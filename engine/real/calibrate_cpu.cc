@@ -270,14 +270,7 @@ double CpuGhz() {
 }
 
 int64_t MemInfo(const std::string& key) {
-  std::ifstream in("/proc/meminfo");
-  std::string k;
-  int64_t v;
-  std::string unit;
-  while (in >> k >> v >> unit) {
-    if (k == key + ":") return v * 1024;
-  }
-  return 0;
+  return std::max<int64_t>(0, ProcFieldBytes("/proc/meminfo", key));
 }
 
 }  // namespace sparseflash::calibration

@@ -106,7 +106,7 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
                                            std::vector<std::string>* spreads = nullptr);
 std::string CpuModel();
 double CpuGhz();
-// A /proc/meminfo field ("MemTotal"), bytes.
+// A /proc/meminfo field ("MemTotal"), bytes; 0 if absent (ProcFieldBytes).
 int64_t MemInfo(const std::string& key);
 
 }  // namespace sparseflash::calibration
