@@ -18,6 +18,8 @@ LayerCosts ComputeLayerCosts(const ModelSpec& m, const ModelBytes& b) {
   c.layer_ffn_bytes = expert_bytes * m.experts;
   c.layer_ffn_flash_bytes = int64_t{m.d_ffn} * b.bundle_flash_bytes * m.experts;
   c.dense_ffn_bytes = expert_bytes * m.top_k;
+  c.dense_gate_bytes = m.gate_threshold ? int64_t{m.d_ffn} * b.matrix_row_bytes * m.top_k : 0;
+  c.active_neuron_bytes = b.bundle_bytes - (m.gate_threshold ? b.matrix_row_bytes : 0);
   c.head_bytes = m.tied_embeddings ? b.embedding_bytes : b.embedding_bytes / 2;
   const double d = m.d_model;
   const double attention = 2 * d * m.heads * m.head_dim + 2 * d * m.kv_heads * m.head_dim;

@@ -15,10 +15,15 @@ namespace sparseflash {
 
 struct LayerCosts {
   int layers = 0;
-  int64_t attention_bytes = 0;        // weights of one layer's attention
-  int64_t kv_bytes_per_token = 0;     // one layer's K and V for one position
-  int64_t predictor_bytes = 0;        // one layer's predictor(s)
-  int64_t dense_ffn_bytes = 0;        // one layer's FFN as a dense engine streams it per token
+  int64_t attention_bytes = 0;     // weights of one layer's attention
+  int64_t kv_bytes_per_token = 0;  // one layer's K and V for one position
+  int64_t predictor_bytes = 0;     // one layer's predictor(s)
+  int64_t dense_ffn_bytes = 0;     // one layer's FFN as a dense engine streams it per token
+  // A sparse engine: the gate rows a gate-threshold model (CATS) runs for every
+  // neuron of the chosen experts (0 for other models), and the bytes it then
+  // computes per active neuron (up and down then, else every matrix's row).
+  int64_t dense_gate_bytes = 0;
+  int64_t active_neuron_bytes = 0;
   int64_t layer_ffn_bytes = 0;        // one layer's whole FFN (all experts)
   int64_t layer_ffn_flash_bytes = 0;  // the same as stored on flash (padded bundles)
   int64_t head_bytes = 0;             // LM head (and the embedding row)

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "devices/device_catalog.h"
+#include "engine/model_bytes.h"
 #include "engine/run_summary.h"
 #include "gtest/gtest.h"
 #include "sim/simulator.h"
@@ -75,6 +76,41 @@ TEST(Simulate, TheModelsWeightFormatIsPricedAtItsKernelRates) {
   EXPECT_NEAR(ffn_ms("int8-g64", 0.25), base, 1e-9) << "another format's rates are not used";
   EXPECT_NEAR(ffn_ms(own.c_str(), 1.0), base, 0.02 * base) << "the same rate as the core's own";
   EXPECT_NEAR(ffn_ms(own.c_str(), 0.5), 2 * base, 0.1 * base) << "half the rate: twice the time";
+}
+
+// A gate-threshold model (CATS) finds its active neurons by running the gate:
+// decoding sparsely in memory, it streams every neuron's gate row and the
+// active neurons' up and down rows, where a model with a predictor streams the
+// active neurons' whole bundles. Dense decoding is the same for both.
+TEST(Simulate, AGateThresholdModelRunsItsGateForEveryNeuron) {
+  const ModelSpec model = *LoadModel("mistral-7b");
+  auto dram = [&model](bool sparse, bool threshold) {
+    SimulationConfig c;
+    c.device = *LoadDevice("oneplus12");
+    c.model = model;
+    c.model.gate_threshold = threshold;
+    c.strategy = "in_memory";
+    c.ffn_resident = -1;
+    c.memory_bytes = int64_t{12} << 30;
+    c.tokens = 4;
+    c.options = {sparse ? "sparse=true" : "sparse=false"};
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).dram_bytes_per_token : 0.0;
+  };
+  const double row = static_cast<double>(ComputeModelBytes(model).matrix_row_bytes);
+  const double neurons = static_cast<double>(model.layers) * model.d_ffn;
+  const double dense = dram(false, false);
+  ASSERT_GT(dense, 0);
+  EXPECT_DOUBLE_EQ(dram(false, true), dense);
+  // The active neurons per token, from what the predictor model saves: three
+  // rows for each inactive neuron.
+  const double bundles = dram(true, false);
+  const double active = neurons - (dense - bundles) / (3 * row);
+  EXPECT_GT(active, 0.3 * neurons);
+  EXPECT_LT(active, 0.7 * neurons);
+  // The threshold model streams the inactive neurons' gate rows besides.
+  EXPECT_NEAR(dram(true, true), bundles + (neurons - active) * row, 1e-9 * dense);
 }
 
 // A core computing alone gets more of the machine than one of many busy cores:

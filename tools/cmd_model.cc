@@ -15,9 +15,9 @@ int RunList() {
                "experts", "quant", "FFN bytes", "model bytes");
   for (const ModelSpec& m : ModelCatalog::Builtin().models()) {
     ModelBytes b = ComputeModelBytes(m);
-    absl::PrintF("%-26s %6d %6d %7d %-9s %-12s %12s %12s\n", m.name, m.layers, m.d_model,
-                 m.d_ffn, absl::StrFormat("%d/top-%d", m.experts, m.top_k),
-                 m.quantization.Name(), FormatBytes(b.ffn_bytes), FormatBytes(b.model_bytes()));
+    absl::PrintF("%-26s %6d %6d %7d %-9s %-12s %12s %12s\n", m.name, m.layers, m.d_model, m.d_ffn,
+                 absl::StrFormat("%d/top-%d", m.experts, m.top_k), m.quantization.Name(),
+                 FormatBytes(b.ffn_bytes), FormatBytes(b.model_bytes()));
   }
   return 0;
 }
@@ -35,13 +35,17 @@ int RunShow(const std::string& name, const std::string& quant) {
   }
   ModelBytes b = ComputeModelBytes(*m, q);
   absl::PrintF("%s (%s)\n", m->display_name, m->name);
-  absl::PrintF("  shape: %d layers, d_model %d, d_ffn %d%s, %s FFN (%s), heads %d/%d x %d, vocab %d%s\n",
-               m->layers, m->d_model, m->d_ffn,
-               m->is_moe() ? absl::StrFormat(" x %d experts (top-%d)", m->experts, m->top_k) : "",
-               m->ffn_type == FfnType::kGated ? "gate/up/down" : "up/down", m->activation,
-               m->heads, m->kv_heads, m->head_dim, m->vocab, m->tied_embeddings ? ", tied" : "");
+  absl::PrintF(
+      "  shape: %d layers, d_model %d, d_ffn %d%s, %s FFN (%s), heads %d/%d x %d, vocab %d%s\n",
+      m->layers, m->d_model, m->d_ffn,
+      m->is_moe() ? absl::StrFormat(" x %d experts (top-%d)", m->experts, m->top_k) : "",
+      m->ffn_type == FfnType::kGated ? "gate/up/down" : "up/down", m->activation, m->heads,
+      m->kv_heads, m->head_dim, m->vocab, m->tied_embeddings ? ", tied" : "");
   absl::PrintF("  quantization: %s%s; generator profile: %s\n", q.Name(),
                q.scales_resident ? " (scales resident)" : "", m->generator.name);
+  if (m->gate_threshold) {
+    absl::PrintF("  sparsity: a threshold on the gate's output; the gate runs for every neuron\n");
+  }
   absl::PrintF("bytes:\n");
   Line("FFN neuron bundle", b.bundle_bytes);
   Line("FFN neuron bundle on flash", b.bundle_flash_bytes);
@@ -74,9 +78,8 @@ void AddModelCommands(CLI::App& app, Dispatch& dispatch) {
   CLI::App* show = model->add_subcommand("show", "Shape and byte accounting of one model");
   show->add_option("name", *name, "Catalog name or model .textproto")->required();
   show->add_option("--quant", *quant, "Override quantization: fp16, int8[-gN], int4[-gN]");
-  show->callback([&dispatch, name, quant] {
-    dispatch.action = [=] { return RunShow(*name, *quant); };
-  });
+  show->callback(
+      [&dispatch, name, quant] { dispatch.action = [=] { return RunShow(*name, *quant); }; });
 }
 
 }  // namespace sparseflash::cli

@@ -5,8 +5,8 @@
 #include <filesystem>
 
 #include "absl/strings/str_cat.h"
-#include "common/files.h"
 #include "common/embedded_file.h"
+#include "common/files.h"
 #include "common/textproto.h"
 #include "traces/model.pb.h"
 
@@ -20,10 +20,18 @@ namespace {
 Quantization FromProto(const proto::Quantization& q) {
   Quantization out;
   switch (q.kind()) {
-    case proto::Quantization::INT4: out.kind = QuantKind::kInt4; break;
-    case proto::Quantization::INT8: out.kind = QuantKind::kInt8; break;
-    case proto::Quantization::FP32: out.kind = QuantKind::kFp32; break;
-    default: out.kind = QuantKind::kFp16; break;
+    case proto::Quantization::INT4:
+      out.kind = QuantKind::kInt4;
+      break;
+    case proto::Quantization::INT8:
+      out.kind = QuantKind::kInt8;
+      break;
+    case proto::Quantization::FP32:
+      out.kind = QuantKind::kFp32;
+      break;
+    default:
+      out.kind = QuantKind::kFp16;
+      break;
   }
   out.group_size = q.group_size();
   out.scales_resident = q.scales_resident();
@@ -83,6 +91,7 @@ ModelSpec FromProto(const proto::ModelSpec& m) {
   out.predictor_rank = m.predictor_rank();
   out.predictor_bytes = m.predictor_bytes();
   out.runtime_bytes = m.runtime_bytes();
+  out.gate_threshold = m.gate_threshold();
   out.generator = FromProto(m.generator());
   out.sources = m.sources();
   return out;
@@ -90,8 +99,7 @@ ModelSpec FromProto(const proto::ModelSpec& m) {
 
 }  // namespace
 
-absl::StatusOr<ModelSpec> ModelCatalog::Parse(const std::string& text,
-                                              const std::string& source) {
+absl::StatusOr<ModelSpec> ModelCatalog::Parse(const std::string& text, const std::string& source) {
   proto::ModelSpec proto;
   if (absl::Status s = ParseTextProto(text, source, &proto); !s.ok()) return s;
   ModelSpec spec = FromProto(proto);

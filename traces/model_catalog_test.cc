@@ -38,6 +38,23 @@ TEST(ModelCatalog, ProfileMustMatchLayers) {
   EXPECT_NE(m.status().message().find("layer_active_ratio"), std::string::npos);
 }
 
+// Thresholding the gate needs a gate: an up/down FFN with gate_threshold is
+// refused by name, and the catalog's SiLU model is read with it.
+TEST(ModelCatalog, GateThresholdNeedsAGatedFfn) {
+  const std::string shape =
+      "name: \"x\" layers: 1 d_model: 8 d_ffn: 16 heads: 1 kv_heads: 1 head_dim: 8 vocab: 10 "
+      "generator { layer_active_ratio: [0.5] } gate_threshold: true ";
+  absl::StatusOr<ModelSpec> up_down =
+      ModelCatalog::Parse(shape + "ffn_type: UP_DOWN", "x.textproto");
+  ASSERT_FALSE(up_down.ok());
+  EXPECT_NE(up_down.status().message().find("gate_threshold"), std::string::npos);
+  absl::StatusOr<ModelSpec> gated = ModelCatalog::Parse(shape + "ffn_type: GATED", "x.textproto");
+  ASSERT_TRUE(gated.ok()) << gated.status();
+  EXPECT_TRUE(gated->gate_threshold);
+  EXPECT_TRUE(ModelCatalog::Builtin().Find("mistral-7b")->gate_threshold);
+  EXPECT_FALSE(ModelCatalog::Builtin().Find("turbosparse-mistral-7b")->gate_threshold);
+}
+
 TEST(Quantization, ParsesNames) {
   Quantization q;
   ASSERT_TRUE(ParseQuantization("int4-g16", &q).ok());

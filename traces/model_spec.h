@@ -77,6 +77,9 @@ struct ModelSpec {
   int predictor_rank = 0;
   int64_t predictor_bytes = 0;  // published total; overrides the rank when > 0
   int64_t runtime_bytes = 0;
+  // The active set is the gate's output above a threshold (CATS/CHESS): the
+  // gate runs densely every token, only up and down sparsely. Gated FFNs only.
+  bool gate_threshold = false;
   GeneratorProfile generator;
   std::string sources;
 

@@ -16,8 +16,7 @@ namespace {
 class InMemory : public Strategy {
  public:
   InMemory(const StrategyContext& ctx, int threads, bool sparse, MemoryPlan memory)
-      : ctx_(ctx),
-        threads_(threads),
+      : threads_(threads),
         sparse_(sparse),
         memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)) {}
@@ -35,27 +34,30 @@ class InMemory : public Strategy {
   NodeId PlanToken(const TokenActivations& token, int position, WorkPlan* plan) override {
     return PlanLayers(
         costs_, position, threads_, ComputeUnit::kCpu, plan, [&](int l, NodeId attention) {
-          int64_t bytes = costs_.dense_ffn_bytes;
-          NodeId after = attention;
-          if (sparse_) {
-            int64_t active = 0;
-            for (const NeuronSet& s : token.layers[l].experts) {
-              active += static_cast<int64_t>(s.active.size());
-            }
-            bytes = active * ctx_.bytes.bundle_bytes;
-            after = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
-                                   costs_.predictor_bytes, 0, threads_, {attention});
+          if (!sparse_) return DenseFfn(costs_.dense_ffn_bytes, attention, plan);
+          int64_t active = 0;
+          for (const NeuronSet& s : token.layers[l].experts) {
+            active += static_cast<int64_t>(s.active.size());
           }
-          const NodeId first = static_cast<NodeId>(plan->size());
-          const NodeId done =
-              plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, bytes, 0, threads_, {after});
-          if (!sparse_) plan->MarkInOrder(first);  // dense: whole matrices in order
-          return done;
+          NodeId after = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
+                                        costs_.predictor_bytes, 0, threads_, {attention});
+          // A gate-threshold model finds its active neurons by running the gate.
+          if (costs_.dense_gate_bytes > 0) after = DenseFfn(costs_.dense_gate_bytes, after, plan);
+          return plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu,
+                                active * costs_.active_neuron_bytes, 0, threads_, {after});
         });
   }
 
  private:
-  StrategyContext ctx_;
+  // FFN rows streamed whole, matrix by matrix, in order.
+  NodeId DenseFfn(int64_t bytes, NodeId after, WorkPlan* plan) {
+    const NodeId first = static_cast<NodeId>(plan->size());
+    const NodeId done =
+        plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, bytes, 0, threads_, {after});
+    plan->MarkInOrder(first);
+    return done;
+  }
+
   int threads_;
   bool sparse_;
   MemoryPlan memory_;
