@@ -16,18 +16,23 @@ namespace {
 uint64_t StreamSlot(int layer, int expert) { return uint64_t(layer) * 1024 + expert; }
 uint64_t RouterSlot(int layer) { return 0x5eed0000 + layer; }
 
-// Each neuron's true firing probability in one stream: the layer's skew by
-// rank, scattered over the index space by a per-stream permutation (hot
-// neurons are a property of the model: `identity` is the stream's identity
-// seed).
-std::vector<double> NeuronPropensities(const ModelSpec& model, int layer, uint64_t identity) {
+// The firing probabilities of a layer's neurons (each expert's alike), hottest
+// first: the layer's active ratio and skew.
+std::vector<double> PropensitiesByRank(const ModelSpec& model, int layer) {
   const GeneratorProfile& g = model.generator;
   const int n = model.d_ffn;
   const double ratio = g.layer_active_ratio[layer];
-  std::vector<double> by_rank =
-      g.layer_skew.empty()
-          ? PropensitiesPowerLaw(n, ratio, g.top80_share)
-          : PropensitiesFromAnchors(n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
+  return g.layer_skew.empty() ? PropensitiesPowerLaw(n, ratio, g.top80_share)
+                              : PropensitiesFromAnchors(
+                                    n, ratio, g.layer_skew[g.layer_skew.size() == 1 ? 0 : layer]);
+}
+
+// Each neuron's true firing probability in one stream: its layer's
+// probabilities by rank, scattered over the index space by a per-stream
+// permutation (hot neurons are a property of the model: `identity` is the
+// stream's identity seed).
+std::vector<double> NeuronPropensities(const std::vector<double>& by_rank, uint64_t identity) {
+  const int n = static_cast<int>(by_rank.size());
   Random rng(MixSeed(identity, 0xa11ce));
   std::vector<uint32_t> order(n);
   for (int i = 0; i < n; ++i) order[i] = i;
@@ -88,20 +93,22 @@ void TraceGenerator::MakeLayerStreams(int l) {
   // every seed (an offline profile must find the same hot neurons as the run);
   // the seed drives only the token-to-token dynamics.
   const uint64_t identity = ModelIdentitySeed(model_.name);
+  const std::vector<double> by_rank = PropensitiesByRank(model_, l);
   for (int e = 0; e < model_.experts; ++e) {
     const uint64_t slot = StreamSlot(l, e);
     streams_[l * model_.experts + e] = std::make_unique<NeuronStream>(
-        StreamParams(l, MixSeed(identity, slot)), MixSeed(options_.seed, slot));
+        StreamParams(by_rank, MixSeed(identity, slot)), MixSeed(options_.seed, slot));
   }
   if (model_.is_moe()) routers_[l] = MakeRouter(model_, l, options_.seed);
 }
 
 uint64_t ModelIdentitySeed(const std::string& name) { return StableHash64(name); }
 
-NeuronStreamParams TraceGenerator::StreamParams(int layer, uint64_t identity) const {
+NeuronStreamParams TraceGenerator::StreamParams(const std::vector<double>& by_rank,
+                                                uint64_t identity) const {
   const GeneratorProfile& g = model_.generator;
   NeuronStreamParams p;
-  p.propensity = NeuronPropensities(model_, layer, identity);
+  p.propensity = NeuronPropensities(by_rank, identity);
   p.persistence = g.persistence;
   p.persistence_spread = g.persistence_spread;
   p.persistence_cold = g.persistence_cold;
@@ -119,9 +126,10 @@ std::vector<float> ExpectedActivity(const ModelSpec& model) {
   out.reserve(size_t{static_cast<size_t>(model.layers)} * model.experts * model.d_ffn);
   for (int l = 0; l < model.layers; ++l) {
     std::unique_ptr<ExpertRouter> router = model.is_moe() ? MakeRouter(model, l, 0) : nullptr;
+    const std::vector<double> by_rank = PropensitiesByRank(model, l);
     for (int e = 0; e < model.experts; ++e) {
       const double share = router ? router->Share(e) : 1.0;
-      for (double p : NeuronPropensities(model, l, MixSeed(identity, StreamSlot(l, e)))) {
+      for (double p : NeuronPropensities(by_rank, MixSeed(identity, StreamSlot(l, e)))) {
         out.push_back(static_cast<float>(p * share));
       }
     }

@@ -42,7 +42,9 @@ class TraceGenerator {
   bool Next(TokenActivations* token);
 
  private:
-  NeuronStreamParams StreamParams(int layer, uint64_t identity) const;
+  // A stream's parameters: its layer's propensities by rank, scattered by the
+  // stream's identity seed.
+  NeuronStreamParams StreamParams(const std::vector<double>& by_rank, uint64_t identity) const;
   void MakeStreams();
   void MakeLayerStreams(int layer);
   void StepLayer(int layer, LayerActivations* out);
