@@ -49,6 +49,9 @@ class EvictionPolicy {
   virtual void OnHit(CacheKey key) = 0;
   // Hints that `key` is accessed soon (hit or inserted): a policy may load its state.
   virtual void Prefetch(CacheKey key) const {}
+  // Whether Prefetch loads anything worth the caller's time to ask (a policy
+  // whose per-key state is large and read at random, e.g. Belady's).
+  virtual bool UsesHints() const { return false; }
   // A key was admitted and is now resident.
   virtual void OnInsert(CacheKey key) = 0;
   // Chooses a resident key to evict and forgets it. The cache is not empty.

@@ -81,14 +81,10 @@ class NeuronCache {
   void Insert(CacheKey key, int64_t bytes);
   // Fills the cache before a run without counting a miss; false once full.
   bool Preload(CacheKey key, int64_t bytes);
-  // Hints that `key` is looked up soon (keys arrive in sorted runs).
-  void Prefetch(CacheKey key) const {
-    if (lru_ != nullptr) {
-      lru_->LruPolicy::Prefetch(key);  // devirtualized: the common case
-    } else {
-      policy_->Prefetch(key);
-    }
-  }
+  // Hints that `key` is looked up soon (keys arrive in sorted runs); worth
+  // calling only when uses_hints().
+  void Prefetch(CacheKey key) const { policy_->Prefetch(key); }
+  bool uses_hints() const { return policy_->UsesHints(); }
   bool Contains(CacheKey key) const { return (present_[key >> 6] >> (key & 63)) & 1; }
   // Ages the policy and drops keys it expires (sliding window).
   void OnTokenEnd();

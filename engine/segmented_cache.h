@@ -56,6 +56,7 @@ class SegmentedCache {
     hot_hits_ += n;
   }
   void Prefetch(CacheKey key) const { cold_->Prefetch(key); }
+  bool uses_hints() const { return cold_->uses_hints(); }
   // A missing neuron was read in full: offer it to the cold region.
   void Fetched(CacheKey key) { cold_->Insert(key, options_.neuron_bytes); }
   void OnTokenEnd() { cold_->OnTokenEnd(); }

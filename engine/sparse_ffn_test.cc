@@ -85,8 +85,9 @@ TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
       ASSERT_EQ(from_ids.missing_gate_zero, expected.missing_gate_zero) << round;
     }
 
-    std::vector<CacheKey> looked2, read2;
+    std::vector<CacheKey> looked2, read2, hinted;
     uint64_t pinned = 0;
+    const bool hints = round % 7 < 4;
     FfnCounts got = ClassifyWithPinned(
         predicted, set, base, conditional,
         {.resident = no_pinned ? nullptr : &hot, .elsewhere = with_npu ? &npu : nullptr},
@@ -94,7 +95,8 @@ TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
           looked2.push_back(k);
           return Bit(cold, k) ? Residency::kResident : Residency::kMissing;
         },
-        [&](CacheKey k) { read2.push_back(k); }, [](CacheKey) {}, &pinned);
+        [&](CacheKey k) { read2.push_back(k); }, [&](CacheKey k) { hinted.push_back(k); }, hints,
+        &pinned);
 
     ASSERT_EQ(got.resident_active, expected.resident_active) << round;
     ASSERT_EQ(got.resident_gate_zero, expected.resident_gate_zero) << round;
@@ -103,6 +105,13 @@ TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
     ASSERT_EQ(pinned, pinned_expected) << round;
     ASSERT_EQ(looked2, looked) << round;
     ASSERT_EQ(read2, read) << round;
+    // Hints, when asked for, name every looked-up key a word (64 keys) ahead:
+    // all but those of the first word.
+    std::vector<CacheKey> ahead;
+    for (CacheKey k : looked) {
+      if (hints && k >= base + 64) ahead.push_back(k);
+    }
+    ASSERT_EQ(hinted, ahead) << round;
   }
 }
 

@@ -24,6 +24,7 @@ class Belady : public EvictionPolicy {
     __builtin_prefetch(&next_[key], 1);
     oracle_->Prefetch(key);
   }
+  bool UsesHints() const override { return true; }
   void OnInsert(CacheKey key) override {
     ++live_;
     Push(key);

@@ -15,7 +15,6 @@ class LruPolicy final : public EvictionPolicy {
   explicit LruPolicy(uint32_t keys) : recency_(keys) {}
 
   void OnHit(CacheKey key) override { recency_.Append(key); }
-  void Prefetch(CacheKey key) const override { recency_.Prefetch(key); }
   void OnInsert(CacheKey key) override { recency_.Add(key); }
   CacheKey Evict() override { return recency_.PopFront(); }
   // Entries the access log holds (live and superseded), for tests of its bound.

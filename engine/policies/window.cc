@@ -36,6 +36,7 @@ class SlidingWindow : public EvictionPolicy {
     archive_.Prefetch(key);
     __builtin_prefetch(&last_token_[key], 1);
   }
+  bool UsesHints() const override { return true; }
   void OnInsert(CacheKey key) override {
     order_.Add(key);
     last_token_[key] = token_;

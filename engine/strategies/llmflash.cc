@@ -148,7 +148,7 @@ class LlmFlash : public Strategy {
             cache.Insert(k, ctx_.bytes.bundle_bytes);
             ++fetched;
           },
-          [&](CacheKey k) { cache.Prefetch(k); }, &no_pinned_hits);
+          [&](CacheKey k) { cache.Prefetch(k); }, cache.uses_hints(), &no_pinned_hits);
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
     }
     NodeId end = plan->Join(ends);

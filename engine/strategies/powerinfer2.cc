@@ -115,7 +115,7 @@ class PowerInfer2 : public Strategy {
           predicted_ids, set, base, reads_.second_conditional,
           {.resident = &cache_->hot_bits(), .elsewhere = s_.npu ? &npu_row_ : nullptr},
           [&](CacheKey k) { return LookupCold(k); }, [&](CacheKey k) { cache_->Fetched(k); },
-          [&](CacheKey k) { cache_->Prefetch(k); }, &hot_hits);
+          [&](CacheKey k) { cache_->Prefetch(k); }, cache_->uses_hints(), &hot_hits);
       cache_->CountHotHits(hot_hits);
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
       if (s_.npu && npu_per_slot_[slot] > 0) {
