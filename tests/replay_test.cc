@@ -14,6 +14,7 @@
 #include "common/textproto.h"
 #include "devices/device_catalog.h"
 #include "engine/model_bytes.h"
+#include "engine/real/proc_stats.h"
 #include "engine/real/real_env.h"
 #include "engine/real/real_run.h"
 #include "engine/run_summary.h"

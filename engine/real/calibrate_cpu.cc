@@ -10,6 +10,7 @@
 #include "absl/strings/str_format.h"
 #include "common/random.h"
 #include "engine/real/completion_queue.h"
+#include "engine/real/proc_stats.h"
 #include "engine/real/real_env.h"
 #include "traces/model_spec.h"
 

@@ -9,6 +9,7 @@
 #include "common/random.h"
 #include "common/units.h"
 #include "engine/real/mapped_weights.h"
+#include "engine/real/proc_stats.h"
 #include "engine/real/real_env.h"
 #include "engine/real/sparse_ffn_kernel.h"
 #include "engine/real/weight_memory.h"
@@ -16,7 +17,7 @@
 namespace sparseflash {
 namespace {
 
-using Buffer = WeightMemory;  // freed with std::free, as posix_memalign's memory is
+using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
 // Read buffers: the read fills them, so they are not touched first.
 Buffer Allocate(int64_t bytes) {
@@ -318,12 +319,6 @@ FfnKernelShape KernelShapeOf(const ModelSpec& model) {
   }
   return s;
 }
-
-int64_t ProcessStatusBytes(const std::string& field) {
-  return ProcFieldBytes("/proc/self/status", field);
-}
-
-int64_t PeakRssBytes() { return ProcessStatusBytes("VmHWM"); }
 
 absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
                                       const RealRunOptions& o) {

@@ -84,9 +84,4 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
 // the rest is too small, saying how the budget was spent.
 absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& config, int64_t* process_bytes);
 
-// A memory field of /proc/self/status ("VmRSS", "VmHWM"), bytes; -1 if absent.
-int64_t ProcessStatusBytes(const std::string& field);
-// Peak resident set of this process (VmHWM), bytes.
-int64_t PeakRssBytes();
-
 }  // namespace sparseflash

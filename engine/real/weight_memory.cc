@@ -3,7 +3,6 @@
 #include <sys/mman.h>
 
 #include <algorithm>
-#include <fstream>
 
 namespace sparseflash {
 namespace {
@@ -25,20 +24,5 @@ WeightMemory AllocateWeightMemory(int64_t bytes) {
 #endif
   return WeightMemory(static_cast<uint8_t*>(p));
 }
-
-int64_t ProcFieldBytes(const std::string& path, const std::string& field) {
-  std::ifstream in(path);
-  std::string key;
-  while (in >> key) {
-    if (key == field + ":") {
-      int64_t kb;
-      in >> kb;
-      return kb * 1024;
-    }
-  }
-  return -1;
-}
-
-int64_t HugePageBytes() { return ProcFieldBytes("/proc/self/smaps_rollup", "AnonHugePages"); }
 
 }  // namespace sparseflash

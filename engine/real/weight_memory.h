@@ -12,26 +12,20 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
-#include <string>
 
 namespace sparseflash {
 
-struct WeightMemoryDeleter {
+// Frees memory from malloc or posix_memalign: weight memory and other buffers
+// this code aligns itself.
+struct FreeDeleter {
   void operator()(uint8_t* p) const { std::free(p); }
 };
-using WeightMemory = std::unique_ptr<uint8_t, WeightMemoryDeleter>;
+using WeightMemory = std::unique_ptr<uint8_t, FreeDeleter>;
 
 // At least `bytes` (at least one byte), or null when the allocation fails.
 WeightMemory AllocateWeightMemory(int64_t bytes);
 
 // The bytes AllocateWeightMemory(bytes) takes: `bytes` rounded up to 2 MiB.
 int64_t WeightMemoryBytes(int64_t bytes);
-
-// This process's anonymous memory on transparent huge pages (smaps_rollup's
-// AnonHugePages), bytes; -1 where the kernel does not say.
-int64_t HugePageBytes();
-
-// A "Field: N kB" line of a /proc file, bytes; -1 if the file or field is absent.
-int64_t ProcFieldBytes(const std::string& path, const std::string& field);
 
 }  // namespace sparseflash

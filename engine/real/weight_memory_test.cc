@@ -4,7 +4,6 @@
 
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <string>
 
 #include "engine/real/calibrate_cpu.h"
@@ -26,18 +25,6 @@ TEST(WeightMemory, IsWholeHugePagesAlignedToThem) {
   // Every byte up to the rounded size is the caller's (a sanitizer build checks).
   std::memset(m.get(), 7, static_cast<size_t>(WeightMemoryBytes(asked)));
   EXPECT_EQ(m.get()[WeightMemoryBytes(asked) - 1], 7);
-}
-
-TEST(ProcFieldBytes, ReadsAKilobyteFieldAndSaysWhenItIsMissing) {
-  const std::string path = ::testing::TempDir() + "/smaps_rollup";
-  {
-    std::ofstream out(path);
-    out << "Rss:              123456 kB\nAnonHugePages:     10240 kB\nSwap: 0 kB\n";
-  }
-  EXPECT_EQ(ProcFieldBytes(path, "AnonHugePages"), 10240 * 1024);
-  EXPECT_EQ(ProcFieldBytes(path, "Rss"), 123456 * 1024);
-  EXPECT_EQ(ProcFieldBytes(path, "Pss"), -1);
-  EXPECT_EQ(ProcFieldBytes(path + ".absent", "Rss"), -1);
 }
 
 TEST(DramRead, GivesBothRatesFromInterleavedPasses) {
