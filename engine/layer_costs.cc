@@ -1,5 +1,6 @@
 #include "engine/layer_costs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -18,8 +19,6 @@ LayerCosts ComputeLayerCosts(const ModelSpec& m, const ModelBytes& b) {
   c.layer_ffn_bytes = expert_bytes * m.experts;
   c.layer_ffn_flash_bytes = int64_t{m.d_ffn} * b.bundle_flash_bytes * m.experts;
   c.dense_ffn_bytes = expert_bytes * m.top_k;
-  c.dense_gate_bytes = m.gate_threshold ? int64_t{m.d_ffn} * b.matrix_row_bytes * m.top_k : 0;
-  c.active_neuron_bytes = b.bundle_bytes - (m.gate_threshold ? b.matrix_row_bytes : 0);
   c.head_bytes = m.tied_embeddings ? b.embedding_bytes : b.embedding_bytes / 2;
   const double d = m.d_model;
   const double attention = 2 * d * m.heads * m.head_dim + 2 * d * m.kv_heads * m.head_dim;
@@ -45,6 +44,16 @@ absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
                      FormatBytes(resident_bytes)));
   }
   return memory_bytes - resident_bytes;
+}
+
+absl::StatusOr<int64_t> NeuronCacheBudget(int64_t memory_bytes, double ffn_resident,
+                                          int64_t resident_bytes, const ModelBytes& bytes,
+                                          const std::string& what) {
+  absl::StatusOr<int64_t> budget =
+      CacheBudget(memory_bytes, ffn_resident, resident_bytes, bytes.ffn_bytes, what);
+  if (!budget.ok()) return budget;
+  const int64_t held = ffn_resident >= 0 ? bytes.ffn_in_predictor_bytes : 0;
+  return std::clamp<int64_t>(*budget - held, 0, bytes.cacheable_ffn_bytes());
 }
 
 }  // namespace sparseflash

@@ -15,15 +15,10 @@ namespace sparseflash {
 
 struct LayerCosts {
   int layers = 0;
-  int64_t attention_bytes = 0;     // weights of one layer's attention
-  int64_t kv_bytes_per_token = 0;  // one layer's K and V for one position
-  int64_t predictor_bytes = 0;     // one layer's predictor(s)
-  int64_t dense_ffn_bytes = 0;     // one layer's FFN as a dense engine streams it per token
-  // A sparse engine: the gate rows a gate-threshold model (CATS) runs for every
-  // neuron of the chosen experts (0 for other models), and the bytes it then
-  // computes per active neuron (up and down then, else every matrix's row).
-  int64_t dense_gate_bytes = 0;
-  int64_t active_neuron_bytes = 0;
+  int64_t attention_bytes = 0;        // weights of one layer's attention
+  int64_t kv_bytes_per_token = 0;     // one layer's K and V for one position
+  int64_t predictor_bytes = 0;        // one layer's predictor(s)
+  int64_t dense_ffn_bytes = 0;        // one layer's FFN as a dense engine streams it per token
   int64_t layer_ffn_bytes = 0;        // one layer's whole FFN (all experts)
   int64_t layer_ffn_flash_bytes = 0;  // the same as stored on flash (padded bundles)
   int64_t head_bytes = 0;             // LM head (and the embedding row)
@@ -63,6 +58,13 @@ NodeId PlanLayerRead(const LayerReads& reads, int layer, NodeId prev_read,
 absl::StatusOr<int64_t> CacheBudget(int64_t memory_bytes, double ffn_resident,
                                     int64_t resident_bytes, int64_t cacheable_bytes,
                                     const std::string& what);
+// The neuron cache of a sparse offloading engine: CacheBudget over the FFN,
+// at most what a cache can hold of it. A share of the FFN (`ffn_resident`)
+// counts the FFN bytes the resident set already holds (a gate-threshold
+// model's gate rows, its predictor).
+absl::StatusOr<int64_t> NeuronCacheBudget(int64_t memory_bytes, double ffn_resident,
+                                          int64_t resident_bytes, const ModelBytes& bytes,
+                                          const std::string& what);
 
 // Attention of every layer then `ffn(layer, after)` per layer, then the head;
 // the common skeleton of a decode step, starting after `start`. With

@@ -31,6 +31,7 @@ ModelBytes ComputeModelBytes(const ModelSpec& m, const Quantization& q) {
   b.ffn_bytes_per_weight = BytesPerWeight(q, q.scales_resident);
   b.matrix_row_bytes = std::llround(m.d_model * b.ffn_bytes_per_weight);
   b.bundle_bytes = b.matrix_row_bytes * m.ffn_matrices();
+  b.sparse_neuron_bytes = b.bundle_bytes - (m.gate_threshold ? b.matrix_row_bytes : 0);
   b.bundle_flash_bytes =
       q.bundle_align_bytes > 0 ? AlignUp(b.bundle_bytes, q.bundle_align_bytes) : b.bundle_bytes;
   b.neurons = int64_t{m.layers} * m.experts * m.d_ffn;
@@ -48,9 +49,15 @@ ModelBytes ComputeModelBytes(const ModelSpec& m, const Quantization& q) {
   b.embedding_bytes = std::llround(embedding_weights * all_in);
   b.untied_input_embedding_bytes = m.tied_embeddings ? 0 : b.embedding_bytes / 2;
   b.kv_bytes_per_token = int64_t{m.layers} * 2 * kv_dim * 2;
-  b.predictor_bytes = m.predictor_bytes > 0 ? m.predictor_bytes
-                                            : int64_t{m.predictor_rank} * (m.d_model + m.d_ffn) *
-                                                  2 * m.layers * m.experts;
+  if (m.predictor_bytes > 0) {
+    b.predictor_bytes = m.predictor_bytes;
+  } else if (m.gate_threshold) {  // the gate's own rows tell which neurons are active
+    b.ffn_in_predictor_bytes = b.neurons * b.matrix_row_bytes;
+    b.predictor_bytes = b.ffn_in_predictor_bytes;
+  } else {
+    b.predictor_bytes =
+        int64_t{m.predictor_rank} * (m.d_model + m.d_ffn) * 2 * m.layers * m.experts;
+  }
   b.runtime_bytes = m.runtime_bytes;
   return b;
 }

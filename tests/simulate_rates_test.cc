@@ -113,6 +113,40 @@ TEST(Simulate, AGateThresholdModelRunsItsGateForEveryNeuron) {
   EXPECT_NEAR(dram(true, true), bundles + (neurons - active) * row, 1e-9 * dense);
 }
 
+// Offloading a gate-threshold model, an engine keeps every gate row resident
+// (its predictor) and caches only up and down: a share of the FFN in memory
+// counts the gate rows, the cache takes the rest in two-row neurons, and the
+// threshold is exact (no predictor errors by default).
+TEST(Simulate, AnOffloadingEngineKeepsAGateThresholdModelsGateResident) {
+  const ModelSpec model = *LoadModel("mistral-7b");
+  const ModelBytes b = ComputeModelBytes(model);
+  const int64_t gate_rows = b.neurons * b.matrix_row_bytes;
+  ASSERT_EQ(b.predictor_bytes, gate_rows);
+  EXPECT_EQ(b.sparse_neuron_bytes, b.bundle_bytes - b.matrix_row_bytes);
+  for (const char* strategy : {"powerinfer2", "llmflash"}) {
+    auto run = [&](bool threshold) {
+      SimulationConfig c;
+      c.device = *LoadDevice("oneplus12");
+      c.model = model;
+      c.model.gate_threshold = threshold;
+      c.strategy = strategy;
+      c.ffn_resident = 0.5;
+      c.tokens = 4;
+      absl::StatusOr<SimulationResult> r = Simulate(c);
+      EXPECT_TRUE(r.ok()) << r.status();
+      return r.ok() ? *r : SimulationResult{};
+    };
+    const SimulationResult with = run(true), without = run(false);
+    EXPECT_EQ(with.memory.resident_bytes - without.memory.resident_bytes, gate_rows) << strategy;
+    EXPECT_NEAR(static_cast<double>(with.memory.cache_bytes),
+                0.5 * static_cast<double>(b.ffn_bytes) - static_cast<double>(gate_rows), 1e6)
+        << strategy;
+    EXPECT_EQ(with.options.at("predictor_recall"), "1") << strategy;
+    EXPECT_EQ(with.options.at("predictor_extra"), "0") << strategy;
+    EXPECT_EQ(without.options.at("predictor_recall"), "0.95") << strategy;
+  }
+}
+
 // A core computing alone gets more of the machine than one of many busy cores:
 // with alone rates twice the stated ones, one compute thread's attention takes
 // half as long, while a run that keeps every core busy is unchanged.

@@ -44,7 +44,9 @@ int RunShow(const std::string& name, const std::string& quant) {
   absl::PrintF("  quantization: %s%s; generator profile: %s\n", q.Name(),
                q.scales_resident ? " (scales resident)" : "", m->generator.name);
   if (m->gate_threshold) {
-    absl::PrintF("  sparsity: a threshold on the gate's output; the gate runs for every neuron\n");
+    absl::PrintF(
+        "  sparsity: a threshold on the gate's output; the gate rows are the predictor, run for "
+        "every neuron\n");
   }
   absl::PrintF("bytes:\n");
   Line("FFN neuron bundle", b.bundle_bytes);

@@ -17,6 +17,7 @@ class InMemory : public Strategy {
  public:
   InMemory(const StrategyContext& ctx, int threads, bool sparse, MemoryPlan memory)
       : threads_(threads),
+        sparse_neuron_bytes_(ctx.bytes.sparse_neuron_bytes),
         sparse_(sparse),
         memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)) {}
@@ -39,12 +40,11 @@ class InMemory : public Strategy {
           for (const NeuronSet& s : token.layers[l].experts) {
             active += static_cast<int64_t>(s.active.size());
           }
-          NodeId after = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
-                                        costs_.predictor_bytes, 0, threads_, {attention});
-          // A gate-threshold model finds its active neurons by running the gate.
-          if (costs_.dense_gate_bytes > 0) after = DenseFfn(costs_.dense_gate_bytes, after, plan);
-          return plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu,
-                                active * costs_.active_neuron_bytes, 0, threads_, {after});
+          // A gate-threshold model's predictor is its gate, run for every neuron.
+          const NodeId predicted = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
+                                                  costs_.predictor_bytes, 0, threads_, {attention});
+          return plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, active * sparse_neuron_bytes_,
+                                0, threads_, {predicted});
         });
   }
 
@@ -59,6 +59,7 @@ class InMemory : public Strategy {
   }
 
   int threads_;
+  int64_t sparse_neuron_bytes_;
   bool sparse_;
   MemoryPlan memory_;
   LayerCosts costs_;
@@ -73,7 +74,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeInMemory(StrategyOptions& opt,
   const bool sparse = opt.Bool("sparse", false);
   if (absl::Status st = opt.Check("in_memory"); !st.ok()) return st;
   const int64_t needed = b.model_bytes() + b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes +
-                         (sparse ? b.predictor_bytes : 0);
+                         (sparse ? b.separate_predictor_bytes() : 0);
   if (ctx.ffn_resident >= 0 && ctx.ffn_resident < 1) {
     return absl::InvalidArgumentError(
         absl::StrCat("in_memory keeps every weight resident; --ffn-resident ", ctx.ffn_resident,

@@ -130,8 +130,9 @@ class LlmFlash : public Strategy {
     o.pipeline = PipelineMode::kNone;
     o.cluster_neurons = 1 << 30;  // one batch of reads, one compute per layer
     o.reads = reads_;
-    o.gate_row_bytes = ctx_.bytes.matrix_row_bytes;
-    o.bundle_bytes = ctx_.bytes.bundle_bytes;
+    // A gate-threshold model's gate rows ran with the predictor.
+    o.gate_row_bytes = m.gate_threshold ? 0 : ctx_.bytes.matrix_row_bytes;
+    o.bundle_bytes = ctx_.bytes.sparse_neuron_bytes;
     o.io_depth = s_.io_threads;
     o.range_bytes = int64_t{m.d_ffn} * m.experts * ctx_.bytes.bundle_flash_bytes;
     std::vector<NodeId> ends;
@@ -145,7 +146,7 @@ class LlmFlash : public Strategy {
           predictor_.Predict(slot, set), set, base, reads_.second_conditional, PinnedKeys{},
           [&](CacheKey k) { return cache.Lookup(k) ? Residency::kResident : Residency::kMissing; },
           [&](CacheKey k) {
-            cache.Insert(k, ctx_.bytes.bundle_bytes);
+            cache.Insert(k, ctx_.bytes.sparse_neuron_bytes);
             ++fetched;
           },
           [&](CacheKey k) { cache.Prefetch(k); }, cache.uses_hints(), &no_pinned_hits);
@@ -158,7 +159,7 @@ class LlmFlash : public Strategy {
     // per row at the DRAM rewrite rate (techniques.md 2.7).
     ComputeTask manage{.kind = ComputeKind::kMemoryManagement,
                        .unit = ComputeUnit::kCpu,
-                       .bytes = fetched * ctx_.bytes.bundle_bytes};
+                       .bytes = fetched * ctx_.bytes.sparse_neuron_bytes};
     return plan->Compute(manage, {end});
   }
 
@@ -263,17 +264,17 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   const int64_t resident =
       ResidentWithAttention(b.resident_bytes(ctx.context_tokens()) - b.untied_input_embedding_bytes,
                             s.attention_reads, b);
-  absl::StatusOr<int64_t> budget =
-      CacheBudget(ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
-                  s.attention_reads.bytes_per_layer > 0
-                      ? "LM head, two layers of attention, KV cache, predictors and runtime buffers"
-                      : "LM head, attention, KV cache, predictors and runtime buffers");
+  absl::StatusOr<int64_t> budget = NeuronCacheBudget(
+      ctx.memory_bytes, ctx.ffn_resident, resident, b,
+      s.attention_reads.bytes_per_layer > 0
+          ? "LM head, two layers of attention, KV cache, predictors and runtime buffers"
+          : "LM head, attention, KV cache, predictors and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronCacheOptions co;
   co.key_space = static_cast<uint32_t>(m.neurons_per_layer());
-  const int64_t total = std::min(*budget, b.ffn_bytes);
+  const int64_t total = *budget;
   co.policy = policy;
-  co.entry_bytes = b.bundle_bytes;
+  co.entry_bytes = b.sparse_neuron_bytes;
   co.window_tokens = s.window;
   co.oracle = ctx.oracle;
   if (co.oracle != nullptr) {
@@ -283,7 +284,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   }
   const int64_t per_layer = m.neurons_per_layer();
   const std::vector<int64_t> capacity =
-      LayerCapacities(LayerShares(*ctx.profile, m), total, per_layer * b.bundle_bytes);
+      LayerCapacities(LayerShares(*ctx.profile, m), total, per_layer * b.sparse_neuron_bytes);
   std::vector<std::unique_ptr<NeuronCache>> caches;
   int64_t allocated = 0;
   for (int l = 0; l < m.layers; ++l) {
@@ -297,7 +298,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
     }
     absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
     if (!cache.ok()) return cache.status();
-    PreloadMostUsed(co.key_weight, b.bundle_bytes, cache->get());
+    PreloadMostUsed(co.key_weight, b.sparse_neuron_bytes, cache->get());
     caches.push_back(*std::move(cache));
   }
   return std::unique_ptr<Strategy>(

@@ -101,8 +101,9 @@ class PowerInfer2 : public Strategy {
     o.pipeline = s_.pipeline;
     o.cluster_neurons = s_.cluster_neurons;
     o.reads = reads_;
-    o.gate_row_bytes = ctx_.bytes.matrix_row_bytes;
-    o.bundle_bytes = ctx_.bytes.bundle_bytes;
+    // A gate-threshold model's gate rows ran with the predictor.
+    o.gate_row_bytes = m.gate_threshold ? 0 : ctx_.bytes.matrix_row_bytes;
+    o.bundle_bytes = ctx_.bytes.sparse_neuron_bytes;
     o.io_depth = s_.io_depth;
     o.range_bytes = int64_t{m.d_ffn} * m.experts * ctx_.bytes.bundle_flash_bytes;
     std::vector<NodeId> ends;
@@ -121,7 +122,7 @@ class PowerInfer2 : public Strategy {
       if (s_.npu && npu_per_slot_[slot] > 0) {
         ComputeTask dense{.kind = ComputeKind::kFfn,
                           .unit = ComputeUnit::kNpu,
-                          .bytes = npu_per_slot_[slot] * ctx_.bytes.bundle_bytes};
+                          .bytes = npu_per_slot_[slot] * ctx_.bytes.sparse_neuron_bytes};
         ends.push_back(plan->Compute(dense, {predicted}));
       }
     }
@@ -246,16 +247,16 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   s.attention_reads = *attention;
   const int64_t resident =
       ResidentWithAttention(b.resident_bytes(ctx.context_tokens()), s.attention_reads, b);
-  absl::StatusOr<int64_t> budget = CacheBudget(
-      ctx.memory_bytes, ctx.ffn_resident, resident, b.ffn_bytes,
+  absl::StatusOr<int64_t> budget = NeuronCacheBudget(
+      ctx.memory_bytes, ctx.ffn_resident, resident, b,
       s.attention_reads.bytes_per_layer > 0
           ? "embeddings, two layers of attention, KV cache, predictors, scales and runtime buffers"
           : "non-FFN weights, KV cache, predictors, scales and runtime buffers");
   if (!budget.ok()) return budget.status();
   NeuronIndexer indexer(m.layers, m.experts, m.d_ffn);
   s.cache.key_space = indexer.key_space();
-  s.cache.capacity_bytes = std::min(*budget, b.ffn_bytes);
-  s.cache.neuron_bytes = b.bundle_bytes;
+  s.cache.capacity_bytes = *budget;
+  s.cache.neuron_bytes = b.sparse_neuron_bytes;
   s.cache.oracle = ctx.oracle;
   absl::StatusOr<std::unique_ptr<SegmentedCache>> cache =
       SegmentedCache::Create(s.cache, ctx.profile->Ranked());

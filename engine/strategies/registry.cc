@@ -38,6 +38,10 @@ std::string ReadPolicy(StrategyOptions& options, const StrategyContext& context,
 
 PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyContext& context) {
   PredictorOptions p;
+  if (context.model.gate_threshold) {  // the gate itself says which neurons are active
+    p.recall = 1;
+    p.extra = 0;
+  }
   p.recall = options.Double("predictor_recall", p.recall, 0.01, 1);
   p.extra = options.Double("predictor_extra", p.extra, 0, 100);
   p.seed = context.seed;
