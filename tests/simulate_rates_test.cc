@@ -113,6 +113,29 @@ TEST(Simulate, AGateThresholdModelRunsItsGateForEveryNeuron) {
   EXPECT_NEAR(dram(true, true), bundles + (neurons - active) * row, 1e-9 * dense);
 }
 
+// Decoding an MoE model sparsely in memory runs the chosen experts' predictors
+// only: a predictor twice as large adds its top-k of experts' share per token.
+TEST(Simulate, SparseInMemoryRunsOnlyTheChosenExpertsPredictors) {
+  const ModelSpec model = *LoadModel("turbosparse-mixtral-47b");
+  const int64_t unit = int64_t{model.layers} * model.experts * 10'000'000;
+  auto dram = [&model](int64_t predictor_bytes) {
+    SimulationConfig c;
+    c.device = *LoadDevice("oneplus12");
+    c.model = model;
+    c.model.predictor_bytes = predictor_bytes;
+    c.strategy = "in_memory";
+    c.ffn_resident = -1;
+    c.memory_bytes = int64_t{64} << 30;
+    c.tokens = 4;
+    c.options = {"sparse=true"};
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    return r.ok() ? Summarize(r->record).dram_bytes_per_token : 0.0;
+  };
+  const double added = dram(2 * unit) - dram(unit);
+  EXPECT_NEAR(added, static_cast<double>(unit) * model.top_k / model.experts, 1e-6 * unit);
+}
+
 // Offloading a gate-threshold model, an engine keeps every gate row resident
 // (its predictor) and caches only up and down: a share of the FFN in memory
 // counts the gate rows, the cache takes the rest in two-row neurons, and the

@@ -17,6 +17,7 @@ class InMemory : public Strategy {
  public:
   InMemory(const StrategyContext& ctx, int threads, bool sparse, MemoryPlan memory)
       : threads_(threads),
+        experts_(ctx.model.experts),
         sparse_neuron_bytes_(ctx.bytes.sparse_neuron_bytes),
         sparse_(sparse),
         memory_(memory),
@@ -36,13 +37,13 @@ class InMemory : public Strategy {
     return PlanLayers(
         costs_, position, threads_, ComputeUnit::kCpu, plan, [&](int l, NodeId attention) {
           if (!sparse_) return DenseFfn(costs_.dense_ffn_bytes, attention, plan);
+          const std::vector<NeuronSet>& chosen = token.layers[l].experts;
           int64_t active = 0;
-          for (const NeuronSet& s : token.layers[l].experts) {
-            active += static_cast<int64_t>(s.active.size());
-          }
-          // A gate-threshold model's predictor is its gate, run for every neuron.
+          for (const NeuronSet& s : chosen) active += static_cast<int64_t>(s.active.size());
+          // The chosen experts' predictors (a gate-threshold model's: its gate rows).
+          const int64_t predictor = costs_.predictor_bytes / experts_ * std::ssize(chosen);
           const NodeId predicted = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
-                                                  costs_.predictor_bytes, 0, threads_, {attention});
+                                                  predictor, 0, threads_, {attention});
           return plan->Parallel(ComputeKind::kFfn, ComputeUnit::kCpu, active * sparse_neuron_bytes_,
                                 0, threads_, {predicted});
         });
@@ -59,6 +60,7 @@ class InMemory : public Strategy {
   }
 
   int threads_;
+  int64_t experts_;  // per layer
   int64_t sparse_neuron_bytes_;
   bool sparse_;
   MemoryPlan memory_;
