@@ -63,8 +63,10 @@ class LlmFlash : public Strategy {
   }
 
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
+    // The FFN's share in memory: the cache and what the predictor holds of it.
+    const ModelBytes& b = ctx_.bytes;
     const double resident =
-        std::min(1.0, double(memory_.cache_bytes) / double(ctx_.bytes.ffn_bytes));
+        std::min(1.0, double(memory_.cache_bytes + b.ffn_in_predictor_bytes) / double(b.ffn_bytes));
     const LayerReads reads{
         .bytes_per_layer = static_cast<int64_t>((1 - resident) * costs_.layer_ffn_bytes) +
                            s_.attention_reads.bytes_per_layer,

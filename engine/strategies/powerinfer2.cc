@@ -72,7 +72,7 @@ class PowerInfer2 : public Strategy {
   // unless the whole FFN is in memory, the layer's FFN is read whole from flash,
   // sequentially, one layer ahead of the NPU (v3 section 4.1).
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
-    const bool in_memory = s_.cache.capacity_bytes >= ctx_.bytes.ffn_bytes;
+    const bool in_memory = s_.cache.capacity_bytes >= ctx_.bytes.cacheable_ffn_bytes();
     const LayerReads reads{.bytes_per_layer = (in_memory ? 0 : costs_.layer_ffn_flash_bytes) +
                                               s_.attention_reads.bytes_per_layer,
                            .request_bytes = 512 * 1024,
