@@ -168,6 +168,18 @@ TEST(Simulate, AnOffloadingEngineKeepsAGateThresholdModelsGateResident) {
     EXPECT_EQ(with.options.at("predictor_extra"), "0") << strategy;
     EXPECT_EQ(without.options.at("predictor_recall"), "0.95") << strategy;
   }
+  // With the whole FFN in memory (gate rows and cache), a prompt reads nothing.
+  SimulationConfig c;
+  c.device = *LoadDevice("oneplus12");
+  c.model = model;
+  c.strategy = "powerinfer2";
+  c.ffn_resident = 1;
+  c.prompt_tokens = 16;
+  c.tokens = 2;
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_TRUE(r->record.has_prefill);
+  EXPECT_EQ(r->record.prefill.flash_bytes, 0);
 }
 
 // A core computing alone gets more of the machine than one of many busy cores:
