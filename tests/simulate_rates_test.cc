@@ -78,6 +78,22 @@ TEST(Simulate, TheModelsWeightFormatIsPricedAtItsKernelRates) {
   EXPECT_NEAR(ffn_ms(own.c_str(), 0.5), 2 * base, 0.1 * base) << "half the rate: twice the time";
 }
 
+// DRAM bytes per token of `model` decoded all in memory on the OnePlus 12
+// (4 tokens, `sparse` or dense).
+double InMemoryDramPerToken(const ModelSpec& model, bool sparse) {
+  SimulationConfig c;
+  c.device = *LoadDevice("oneplus12");
+  c.model = model;
+  c.strategy = "in_memory";
+  c.ffn_resident = -1;
+  c.memory_bytes = int64_t{64} << 30;
+  c.tokens = 4;
+  c.options = {sparse ? "sparse=true" : "sparse=false"};
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  EXPECT_TRUE(r.ok()) << r.status();
+  return r.ok() ? Summarize(r->record).dram_bytes_per_token : 0.0;
+}
+
 // A gate-threshold model (CATS) finds its active neurons by running the gate:
 // decoding sparsely in memory, it streams every neuron's gate row and the
 // active neurons' up and down rows, where a model with a predictor streams the
@@ -85,18 +101,9 @@ TEST(Simulate, TheModelsWeightFormatIsPricedAtItsKernelRates) {
 TEST(Simulate, AGateThresholdModelRunsItsGateForEveryNeuron) {
   const ModelSpec model = *LoadModel("mistral-7b");
   auto dram = [&model](bool sparse, bool threshold) {
-    SimulationConfig c;
-    c.device = *LoadDevice("oneplus12");
-    c.model = model;
-    c.model.gate_threshold = threshold;
-    c.strategy = "in_memory";
-    c.ffn_resident = -1;
-    c.memory_bytes = int64_t{12} << 30;
-    c.tokens = 4;
-    c.options = {sparse ? "sparse=true" : "sparse=false"};
-    absl::StatusOr<SimulationResult> r = Simulate(c);
-    EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? Summarize(r->record).dram_bytes_per_token : 0.0;
+    ModelSpec m = model;
+    m.gate_threshold = threshold;
+    return InMemoryDramPerToken(m, sparse);
   };
   const double row = static_cast<double>(ComputeModelBytes(model).matrix_row_bytes);
   const double neurons = static_cast<double>(model.layers) * model.d_ffn;
@@ -119,18 +126,9 @@ TEST(Simulate, SparseInMemoryRunsOnlyTheChosenExpertsPredictors) {
   const ModelSpec model = *LoadModel("turbosparse-mixtral-47b");
   const int64_t unit = int64_t{model.layers} * model.experts * 10'000'000;
   auto dram = [&model](int64_t predictor_bytes) {
-    SimulationConfig c;
-    c.device = *LoadDevice("oneplus12");
-    c.model = model;
-    c.model.predictor_bytes = predictor_bytes;
-    c.strategy = "in_memory";
-    c.ffn_resident = -1;
-    c.memory_bytes = int64_t{64} << 30;
-    c.tokens = 4;
-    c.options = {"sparse=true"};
-    absl::StatusOr<SimulationResult> r = Simulate(c);
-    EXPECT_TRUE(r.ok()) << r.status();
-    return r.ok() ? Summarize(r->record).dram_bytes_per_token : 0.0;
+    ModelSpec m = model;
+    m.predictor_bytes = predictor_bytes;
+    return InMemoryDramPerToken(m, /*sparse=*/true);
   };
   const double added = dram(2 * unit) - dram(unit);
   EXPECT_NEAR(added, static_cast<double>(unit) * model.top_k / model.experts, 1e-6 * unit);
