@@ -155,6 +155,27 @@ TEST_F(CgroupReplay, TextShowsEachPartOfATokenMeasuredAndPredicted) {
   }
 }
 
+// By default the weight file is read once before the run, as calibrate reads
+// the file it measures; --cold-storage skips it.
+TEST_F(CgroupReplay, ReadsTheWeightFileOnceBeforeTheRunUnlessToldNot) {
+  const std::vector<std::string> args = Replay("powerinfer2", 64);
+  const testing::CliOutcome warm =
+      testing::Shell(testing::CliCommandLine(absl::StrJoin(args, " ")));
+  ASSERT_EQ(warm.code, 0) << warm.out;
+  const nlohmann::json w = nlohmann::json::parse(warm.out);
+  const int64_t read = w["weights_read_first"]["bytes"].get<int64_t>();
+  if (read == 0) GTEST_SKIP() << dir_ << " refuses O_DIRECT: nothing is read first";
+  EXPECT_EQ(read, static_cast<int64_t>(std::filesystem::file_size(weights_)));
+  EXPECT_GT(w["weights_read_first"]["bytes_per_s"].get<double>(), 0);
+  // The run's count of the kernel's reads excludes that pass.
+  const int64_t kernel = w["kernel_read_bytes"].get<int64_t>();
+  if (kernel >= 0) EXPECT_LT(kernel - w["engine_read_bytes"].get<int64_t>(), read / 2);
+  const testing::CliOutcome cold =
+      testing::Shell(testing::CliCommandLine(absl::StrJoin(args, " ") + " --cold-storage"));
+  ASSERT_EQ(cold.code, 0) << cold.out;
+  EXPECT_EQ(nlohmann::json::parse(cold.out)["weights_read_first"]["bytes"].get<int64_t>(), 0);
+}
+
 class ReplayInACgroup : public CgroupReplay, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(ReplayInACgroup, FinishesUnderALimitEqualToItsBudget) {

@@ -29,6 +29,7 @@ struct ReplayArgs {
   std::string profile = "generator";
   std::vector<std::string> options;
   bool json = false;
+  bool cold_storage = false;
 };
 
 void PrintRow(absl::string_view name, double measured, double predicted, const char* unit) {
@@ -47,6 +48,19 @@ std::string HugePagesLine(int64_t bytes) {
            "/sys/kernel/mm/transparent_hugepage/enabled)";
   }
   return absl::StrCat(FormatBytes(bytes), " of it on huge pages");
+}
+
+// Whether the storage was brought to the state calibration measures it in.
+std::string WeightsReadFirstLine(const StorageWarmup& w, bool cold_storage) {
+  if (cold_storage) {
+    return "weights not read before the run (--cold-storage): storage that caches what was "
+           "read (a virtual disk) may serve it faster or slower than calibrate measured";
+  }
+  if (!w.direct) return "weights not read before the run: the file system refuses O_DIRECT";
+  return absl::StrFormat(
+      "before the run, the weight file was read once (%s at %.0f MB/s), as calibrate reads "
+      "the file it measures",
+      FormatBytes(w.bytes), w.bytes_per_s() / 1e6);
 }
 
 int RunReplay(const ReplayArgs& a) {
@@ -82,7 +96,12 @@ int RunReplay(const ReplayArgs& a) {
   sc.threads = a.threads;
   sc.seed = a.seed;
   sc.profile = a.profile;
-  absl::StatusOr<ReplayResult> r = ReplayOnce(sc, {.weights_path = a.weights, .io = a.io});
+  if (!a.cold_storage) {
+    std::fprintf(stderr, "replay: reading %s once before the run (--cold-storage skips this)\n",
+                 a.weights.c_str());
+  }
+  absl::StatusOr<ReplayResult> r =
+      ReplayOnce(sc, {.weights_path = a.weights, .io = a.io}, !a.cold_storage);
   if (!r.ok()) return ReportError(r.status());
   if (!r->real.notice.empty()) std::fprintf(stderr, "%s\n", r->real.notice.c_str());
   const RunSummary &m = r->measured_summary, &p = r->predicted_summary;
@@ -109,6 +128,8 @@ int RunReplay(const ReplayArgs& a) {
                    {"cache_bytes", real->memory.cache_bytes},
                    {"read_buffer_bytes", real->memory.read_buffer_bytes}};
     j["options"] = r->options;
+    j["weights_read_first"] = {{"bytes", r->weights_read_first.bytes},
+                               {"bytes_per_s", r->weights_read_first.bytes_per_s()}};
     j["page_faults"] = r->page_faults;
     std::cout << j.dump(2) << "\n";
     return 0;
@@ -121,6 +142,7 @@ int RunReplay(const ReplayArgs& a) {
         "  of the %s budget, the process itself holds %s; the strategy planned with the rest\n",
         FormatBytes(sc.memory_bytes), FormatBytes(r->process_bytes));
   }
+  absl::PrintF("  %s\n", WeightsReadFirstLine(r->weights_read_first, a.cold_storage));
   absl::PrintF("  %-28s %12s %12s %10s\n", "", "measured", "predicted", "error");
   PrintRow("decode tokens/s", m.decode_tokens_per_s, p.decode_tokens_per_s, "");
   PrintRow("latency p50", m.latency_ms_p50, p.latency_ms_p50, "ms");
@@ -187,6 +209,10 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
       ->capture_default_str()
       ->check(InRange(0, 1.8e19));
   r->add_flag("--json", a->json, "Print measured and predicted as JSON");
+  r->add_flag("--cold-storage", a->cold_storage,
+              "Do not read the weight file once before the run (by default it is, as device "
+              "calibrate reads the file it measures: storage that caches what was read, such as "
+              "a virtual disk, is then as calibrated)");
   r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });
 }

@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/real/real_run.h"
+#include "engine/real/storage_warmup.h"
 #include "engine/run_summary.h"
 #include "sim/simulator.h"
 
@@ -26,12 +27,19 @@ struct ReplayResult {
   // llamacpp with mmap=true: the kernel read the weights (page faults), so the
   // measured flash bytes are its count and hits and I/O stalls are not seen.
   bool page_faults = false;
+  // The weight file's one read before the run (bytes 0: not read).
+  StorageWarmup weights_read_first;
 };
 
 // Runs `config` for real (reading `real_options.weights_path`), the whole
-// process within its --memory budget, and simulated with the same plan.
+// process within its --memory budget, and simulated with the same plan. With
+// `read_weights_first`, the weight file is first read once in order
+// (ReadFileOnce), as `device calibrate` reads the file it measures: storage that
+// caches what was read (a virtual disk) then serves the run as it served the
+// calibration.
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& config,
-                                        const RealRunOptions& real_options);
+                                        const RealRunOptions& real_options,
+                                        bool read_weights_first = true);
 
 // Stores the prediction (unless this configuration's is already stored) and the
 // measurement linked to it, in one transaction; returns the measurement's id.
