@@ -97,7 +97,7 @@ int RunReplay(const ReplayArgs& a) {
   sc.seed = a.seed;
   sc.profile = a.profile;
   if (!a.cold_storage) {
-    std::fprintf(stderr, "replay: reading %s once before the run (--cold-storage skips this)\n",
+    std::fprintf(stderr, "replay: reading %s once before the run (--cold-storage skips it)\n",
                  a.weights.c_str());
   }
   absl::StatusOr<ReplayResult> r =

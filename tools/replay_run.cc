@@ -25,17 +25,19 @@ void MeasureFaultedReads(const RealRunResult& real, RunSummary* s) {
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRunOptions& ro,
                                         bool read_weights_first) {
   ReplayResult r;
-  if (read_weights_first) {
-    absl::StatusOr<StorageWarmup> warm = ReadFileOnce(ro.weights_path);
-    if (!warm.ok()) return warm.status();
-    r.weights_read_first = *warm;
-  }
   // The real run uses this machine's cores; the prediction the profile's.
   RunSetupConfig rc = RunSetupOf(sc);
   rc.cpu_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   rc.npu_present = false;
   absl::StatusOr<RunSetup> setup = PrepareRealRun(rc, &r.process_bytes);
   if (!setup.ok()) return setup.status();
+  // After the checks, so a wrong option fails at once; its 4 MiB buffer is
+  // freed before the run allocates its own I/O buffers.
+  if (read_weights_first) {
+    absl::StatusOr<StorageWarmup> warm = ReadFileOnce(ro.weights_path);
+    if (!warm.ok()) return warm.status();
+    r.weights_read_first = *warm;
+  }
   // llamacpp's mmap=true: the kernel pages the mapped file in, as for llama.cpp.
   RealRunOptions run = ro;
   run.page_faults = setup->options.count("mmap") != 0 && setup->options.at("mmap") == "true";
