@@ -92,7 +92,9 @@ void AddDeviceCommands(CLI::App& app, Dispatch& dispatch) {
                   "the weight file runs will read, where the storage caches what was read "
                   "before (a virtual disk)");
   cal->add_option("--out", c->out, "Profile .textproto to write")->required();
-  cal->add_flag("--quick", c->quick, "Fewer points and a 1 GiB scratch file (under 30 s)");
+  cal->add_flag("--quick", c->quick,
+                "Fewer points, no wide-span kernel rates and a 1 GiB scratch file (under 30 s); "
+                "replay predictions are less exact than with the full calibration");
   cal->add_flag("--force", c->force, "Replace an existing profile");
   cal->callback([&dispatch, c] {
     dispatch.action = [c] {
