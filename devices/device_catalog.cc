@@ -58,6 +58,7 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
     out.cores.back().dense_gemv_alone_bytes_per_s = c.dense_gemv_alone_gb_s() * kGiga;
     out.cores.back().idle_wake_ns = c.idle_wake_us() * 1e3;
     out.cores.back().idle_window_ns = c.idle_window_us() * 1e3;
+    if (c.has_queued_task_us()) out.cores.back().queued_task_ns = c.queued_task_us() * 1e3;
   }
   const proto::Dram& m = d.dram();
   out.dram = {m.capacity_bytes(),
@@ -114,6 +115,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_task_dispatch_us(c.task_dispatch_ns / 1e3);
     q->set_idle_wake_us(c.idle_wake_ns / 1e3);
     q->set_idle_window_us(c.idle_window_ns / 1e3);
+    if (c.queued_task_ns) q->set_queued_task_us(*c.queued_task_ns / 1e3);
     q->set_active_w(c.active_w);
     q->set_dense_gemv_gb_s(c.dense_gemv_bytes_per_s / kGiga);
     for (const KernelRateSpec& k : c.kernel_rates) {

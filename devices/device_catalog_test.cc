@@ -85,6 +85,23 @@ TEST(DeviceCatalog, IdleWakeRoundTripsAndIsChecked) {
   }
 }
 
+TEST(DeviceCatalog, QueuedTaskCostRoundTripsDefaultsToTheHandOffAndIsChecked) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  d.cores[0].task_dispatch_ns = 40000;
+  EXPECT_FALSE(d.cores[0].queued_task_ns.has_value());
+  EXPECT_EQ(d.cores[0].QueuedTaskNs(), 40000) << "not stated: the hand-off";
+  d.cores[0].queued_task_ns = 0;  // stated as free, not "not stated"
+  absl::StatusOr<DeviceProfile> back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_TRUE(back->cores[0].queued_task_ns.has_value());
+  EXPECT_EQ(back->cores[0].QueuedTaskNs(), 0);
+  d.cores[0].queued_task_ns = -1;
+  absl::StatusOr<DeviceProfile> r = ParseDeviceProfile(DeviceProfileToText(d), "q.textproto");
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("queued_task_us"), std::string::npos) << r.status();
+  EXPECT_NE(r.status().message().find("q.textproto"), std::string::npos) << r.status();
+}
+
 TEST(DeviceCatalog, KernelRatesPerFormatRoundTripPriceTheirFormatAndAreChecked) {
   DeviceProfile d = *BuiltinDevices().Find("oneplus12");
   const double generic = d.cores[0].gemv_bytes_per_s;

@@ -182,6 +182,9 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     if (!In(c.task_dispatch_ns, 0, kMaxOverheadNs)) {
       return Bad(origin, field + ".task_dispatch_us", "must be in [0, 1 s]");
     }
+    if (c.queued_task_ns && !In(*c.queued_task_ns, 0, kMaxOverheadNs)) {
+      return Bad(origin, field + ".queued_task_us", "must be in [0, 1 s]");
+    }
     if (!In(c.idle_wake_ns, 0, kMaxOverheadNs)) {
       return Bad(origin, field + ".idle_wake_us", "must be in [0, 1 s]");
     }

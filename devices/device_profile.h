@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,11 @@ struct CoreClassSpec {
   // idle_wake_ns more (its core went idle); 0 = not stated.
   double idle_wake_ns = 0;
   double idle_window_ns = 0;
+  // A task a worker takes from its queue as it finishes the one before (no
+  // thread sleeps or wakes) costs this beyond its work instead of
+  // task_dispatch_ns; not stated: task_dispatch_ns.
+  std::optional<double> queued_task_ns;
+  double QueuedTaskNs() const { return queued_task_ns.value_or(task_dispatch_ns); }
 
   // The rate over weights in matrix order: dense_gemv_bytes_per_s where stated,
   // else the sparse rate.

@@ -78,16 +78,19 @@ double SimComputeBackend::DramInUse(bool npu) const {
   return sum;
 }
 
-Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
+Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task, bool queued,
                                   double* dram_rate) const {
   const DramSpec& dram = profile_.dram;
   const bool npu = w.core == nullptr;
-  // Per task: the NPU's graph launch, or handing the task to a CPU worker and back.
-  // A sparse FFN task on a CPU core also pays the kernel's fixed cost per call.
+  // Per task: the NPU's graph launch, or handing the task to a CPU worker and
+  // back (less when the worker takes it from its queue as it finishes the one
+  // before). A sparse FFN task on a CPU core also pays the kernel's fixed cost
+  // per call.
   const bool kernel_call = !npu && task.ops == 0 && !StreamsInOrder(task);
-  Nanos overhead{static_cast<int64_t>(npu ? profile_.npu.launch_overhead_ns
-                                          : w.core->task_dispatch_ns +
-                                                (kernel_call ? w.core->kernel_call_ns : 0))};
+  const double hand_off = npu      ? profile_.npu.launch_overhead_ns
+                          : queued ? w.core->QueuedTaskNs()
+                                   : w.core->task_dispatch_ns;
+  Nanos overhead{static_cast<int64_t>(hand_off + (kernel_call ? w.core->kernel_call_ns : 0))};
   if (task.ops > 0) {
     *dram_rate = 0;
     const double rate = npu ? profile_.npu.dense_ops_per_s : w.core->dense_ops_per_s;
@@ -113,14 +116,15 @@ Nanos SimComputeBackend::Duration(const Worker& w, const ComputeTask& task,
   return overhead + TransferTime(static_cast<double>(task.bytes), rate);
 }
 
-void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting) {
+void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting,
+                                 const Worker* finishing) {
   for (Worker& w : pool) {
     if (waiting.empty()) return;
     if (w.busy) continue;
     ComputeTask task = waiting.front();
     waiting.pop_front();
     double dram_rate = 0;
-    Nanos d = Duration(w, task, &dram_rate);
+    Nanos d = Duration(w, task, &w == finishing && w.core != nullptr, &dram_rate);
     if (w.core != nullptr) d += IdleWake(w.core, w.free_since);
     w.busy = true;
     w.dram_rate = dram_rate;
@@ -149,9 +153,9 @@ void SimComputeBackend::Finish(Worker* w, bool npu) {
   w->free_since = queue_->now();
   const Nanos wake = npu ? Nanos{} : IdleWake(w->core, engine_awake_at_);
   if (npu) {
-    Dispatch(npu_, npu_waiting_);
+    Dispatch(npu_, npu_waiting_, w);
   } else {
-    Dispatch(cpu_, cpu_waiting_);
+    Dispatch(cpu_, cpu_waiting_, w);
   }
   if (wake <= Nanos{}) {
     engine_awake_at_ = queue_->now();

@@ -62,8 +62,12 @@ class SimComputeBackend : public ComputeBackend {
         profile_(profile),
         total_cores_(profile.total_cores()),
         timeline_(timeline) {}
-  void Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting);
-  Nanos Duration(const Worker& w, const ComputeTask& task, double* dram_rate) const;
+  // Starts waiting tasks on free workers. `finishing` (may be null) is the
+  // worker that just finished a task: one it takes next comes from its queue
+  // (QueuedTaskNs), without a hand-off to a waiting thread.
+  void Dispatch(std::vector<Worker>& pool, std::deque<ComputeTask>& waiting,
+                const Worker* finishing = nullptr);
+  Nanos Duration(const Worker& w, const ComputeTask& task, bool queued, double* dram_rate) const;
   double DramInUse(bool npu) const;
   void Finish(Worker* w, bool npu);
   // The extra wake-up of a thread of core class `core` that has waited since

@@ -191,6 +191,21 @@ TEST(SimCompute, EachTaskPaysTheHandOffToAWorker) {
   EXPECT_EQ(done[1], 2040000);
 }
 
+// A worker that finishes a task and finds another queued takes it at once (no
+// thread sleeps or wakes): it pays the queued cost, not the hand-off; without
+// one stated, the hand-off, as before.
+TEST(SimCompute, ATaskQueuedBehindAnotherPaysTheQueuedCost) {
+  DeviceProfile d = ToyDevice(2);
+  d.cores[0].task_dispatch_ns = 20000;
+  const std::vector<ComputeTask> three = {
+      {.tag = 1, .kind = ComputeKind::kFfn, .bytes = 1000000, .in_order = true},
+      {.tag = 2, .kind = ComputeKind::kFfn, .bytes = 1000000, .in_order = true},
+      {.tag = 3, .kind = ComputeKind::kFfn, .bytes = 1000000, .in_order = true}};
+  EXPECT_EQ(OneWorkerFinishTimes(d, three), (std::vector<int64_t>{1020000, 2040000, 3060000}));
+  d.cores[0].queued_task_ns = 3000;
+  EXPECT_EQ(OneWorkerFinishTimes(d, three), (std::vector<int64_t>{1020000, 2023000, 3026000}));
+}
+
 TEST(SimCompute, SparseFfnTasksPayTheKernelsCostPerCall) {
   DeviceProfile d = ToyDevice(2);
   d.cores[0].task_dispatch_ns = 20000;

@@ -237,10 +237,10 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       "DRAM read %.1f GB/s (1 thread), %.1f GB/s (%d); copy %.1f GB/s; "
       "all %d cores at once: sparse FFN kernel %.2f GB/s per core over "
       "scattered bundles, dense GEMV %.2f in order (%s); task hand-off %.1f us, %.1f us more "
-      "after a wait of over %.0f us",
+      "after a wait of over %.0f us, %.1f us for a task queued behind another",
       one / 1e9, all / 1e9, cores, copy / 1e9, cores, own.gemv_bytes_per_s / 1e9,
       own.dense_gemv_bytes_per_s / 1e9, SparseFfnTarget(kKernelShape), hand_off.dispatch_ns / 1e3,
-      hand_off.idle_wake_ns / 1e3, hand_off.idle_window_ns / 1e3));
+      hand_off.idle_wake_ns / 1e3, hand_off.idle_window_ns / 1e3, hand_off.queued_ns / 1e3));
   CoreClassSpec core;
   core.name = "host";
   core.count = cores;
@@ -255,6 +255,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   core.task_dispatch_ns = hand_off.dispatch_ns;
   core.idle_wake_ns = hand_off.idle_wake_ns;
   core.idle_window_ns = hand_off.idle_window_ns;
+  core.queued_task_ns = hand_off.queued_ns;
   core.kernel_rates = std::move(formats);
   core.source = absl::StrCat(
       "sparse FFN kernel and dense GEMV (", SparseFfnTarget(kKernelShape), ") measured ", date,

@@ -88,6 +88,28 @@ double HandOffNs(ThreadPoolCompute& pool, CompletionQueue& queue, bool& done, do
   return Median(ns);
 }
 
+// The median time per task, beyond `work_ns` of work, of bursts of `burst`
+// tasks handed to one worker at once, after the first task's hand-off
+// (`dispatch_ns`): the worker takes each later one from its queue as it
+// finishes the one before.
+double QueuedTaskNs(ThreadPoolCompute& pool, CompletionQueue& queue, int& done, double work_ns,
+                    double dispatch_ns, int burst, int bursts) {
+  std::vector<double> ns;
+  for (int b = 0; b < bursts; ++b) {
+    done = 0;
+    const auto start = std::chrono::steady_clock::now();
+    for (int i = 0; i < burst; ++i) {
+      pool.Submit(
+          {.tag = static_cast<uint64_t>(i),
+           .work = std::make_shared<const std::function<void()>>([work_ns] { Spin(work_ns); })});
+    }
+    while (done < burst) queue.Pop()();
+    const double beyond = Seconds(start) * 1e9 - burst * work_ns - dispatch_ns;
+    ns.push_back(std::max(0.0, beyond / (burst - 1)));
+  }
+  return Median(ns);
+}
+
 }  // namespace
 
 HandOff MeasureHandOff(int tasks) {
@@ -107,6 +129,14 @@ HandOff MeasureHandOff(int tasks) {
   for (double w : work_us) cost.push_back(HandOffNs(pool, queue, sink.done, w * 1e3, tasks));
   HandOff h;
   h.dispatch_ns = std::min(cost[0], cost[1]);
+  struct Counter : CompletionSink {
+    void OnReadDone(uint64_t, bool) override {}
+    void OnComputeDone(uint64_t) override { ++done; }
+    int done = 0;
+  } counter;
+  pool.SetSink(&counter);
+  h.queued_ns =
+      QueuedTaskNs(pool, queue, counter.done, 50e3, h.dispatch_ns, 16, std::max(5, tasks / 4));
   const double idle = std::max(cost[cost.size() - 1], cost[cost.size() - 2]);
   // A step of less than half the short hand-off (and 5 us) is noise: no idle state.
   if (idle - h.dispatch_ns < std::max(5e3, h.dispatch_ns / 2)) return h;

@@ -60,10 +60,14 @@ double MeasureCopy(int64_t bytes);
 // core's deeper sleep state, from which it wakes slower). Measured one task at
 // a time with tasks of 25 us to 1 ms of busy work, `tasks` per length (median);
 // idle_wake_ns and idle_window_ns 0 where the cost does not step up.
+// `queued_ns`: what a task costs beyond its work when the worker takes it from
+// the queue right after its last one (no thread sleeps or wakes): bursts of
+// tasks handed over at once, less one hand-off for the burst, per later task.
 struct HandOff {
   double dispatch_ns = 0;
   double idle_wake_ns = 0;
   double idle_window_ns = 0;
+  double queued_ns = 0;
 };
 HandOff MeasureHandOff(int tasks);
 // The sparse FFN kernel's fixed cost per call (quantizing x, folding the
