@@ -26,7 +26,12 @@ absl::StatusOr<StorageWarmup> ReadFileOnce(const std::string& path,
     return absl::NotFoundError(absl::StrCat(path, ": cannot open: ", std::strerror(errno)));
   }
   struct stat st;
-  const int64_t size = ::fstat(fd, &st) == 0 ? st.st_size : 0;
+  if (::fstat(fd, &st) != 0) {
+    const int err = errno;
+    ::close(fd);
+    return absl::UnavailableError(absl::StrCat(path, ": cannot stat: ", std::strerror(err)));
+  }
+  const int64_t size = st.st_size;
   constexpr int64_t kRequest = int64_t{4} << 20;
   void* raw = nullptr;
   if (posix_memalign(&raw, 4096, kRequest) != 0) {
