@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -163,6 +164,12 @@ TEST_F(CgroupReplay, ReadsTheWeightFileOnceBeforeTheRunUnlessToldNot) {
       testing::Shell(testing::CliCommandLine(absl::StrJoin(args, " ")));
   ASSERT_EQ(warm.code, 0) << warm.out;
   const nlohmann::json w = nlohmann::json::parse(warm.out);
+  // The run's own wall time, and the machine's steal time within it (seconds,
+  // not clock ticks: at most every core's whole time).
+  const double run = w["run_seconds"].get<double>();
+  EXPECT_GT(run, 0);
+  const double steal = w["steal_seconds"].get<double>();
+  if (steal >= 0) EXPECT_LE(steal, run * std::max(1u, std::thread::hardware_concurrency()));
   const int64_t read = w["weights_read_first"]["bytes"].get<int64_t>();
   if (read == 0) GTEST_SKIP() << dir_ << " refuses O_DIRECT: nothing is read first";
   EXPECT_EQ(read, static_cast<int64_t>(std::filesystem::file_size(weights_)));

@@ -1,6 +1,8 @@
 // sparseflash replay: a trace through the real engine on this machine, beside
 // the simulator's prediction for the same configuration and device profile.
+#include <algorithm>
 #include <iostream>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -61,6 +63,18 @@ std::string WeightsReadFirstLine(const StorageWarmup& w, bool cold_storage) {
       "before the run, the weight file was read once (%s at %.0f MB/s), as calibrate reads "
       "the file it measures",
       FormatBytes(w.bytes), w.bytes_per_s() / 1e6);
+}
+
+// What the hypervisor took from this machine during the run: on a VM the
+// clearest sign that a measurement shared its host.
+std::string StealLine(const RealRunResult& real) {
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const double share = real.run_seconds > 0 ? real.steal_seconds / (real.run_seconds * cores) : 0;
+  return absl::StrFormat(
+      "steal: the hypervisor ran something else for %.2f s of this machine's %u cores' %.1f s "
+      "(%.1f %%)%s",
+      real.steal_seconds, cores, real.run_seconds, 100 * share,
+      share > 0.02 ? "; the host was shared, so the measurement is too" : "");
 }
 
 int RunReplay(const ReplayArgs& a) {
@@ -131,6 +145,8 @@ int RunReplay(const ReplayArgs& a) {
     j["weights_read_first"] = {{"bytes", r->weights_read_first.bytes},
                                {"bytes_per_s", r->weights_read_first.bytes_per_s()}};
     j["page_faults"] = r->page_faults;
+    j["run_seconds"] = real->run_seconds;
+    j["steal_seconds"] = real->steal_seconds;
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -170,6 +186,7 @@ int RunReplay(const ReplayArgs& a) {
   absl::PrintF("  engine read %s; the kernel counted %s for the process; peak RSS %s, %s\n",
                FormatBytes(real->engine_read_bytes), FormatBytes(real->kernel_read_bytes),
                FormatBytes(real->peak_rss_bytes), HugePagesLine(real->huge_page_bytes));
+  if (real->steal_seconds >= 0) absl::PrintF("  %s\n", StealLine(*real));
   return 0;
 }
 

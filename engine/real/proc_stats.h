@@ -1,6 +1,7 @@
 // This process's memory as the kernel counts it, read from /proc: resident
 // set, its peak, and the share on transparent huge pages. Each reader returns
-// -1 where the kernel does not say (another OS, a field it lacks).
+// -1 where the kernel does not say (another OS, a field it lacks). Also the
+// machine's steal time: what a hypervisor took from this VM's cores.
 #pragma once
 
 #include <cstdint>
@@ -20,5 +21,11 @@ int64_t PeakRssBytes();
 // This process's anonymous memory on transparent huge pages (smaps_rollup's
 // AnonHugePages), bytes.
 int64_t HugePageBytes();
+
+// CPU time the hypervisor ran something else while this machine's virtual
+// cores wanted to run (the "steal" column of the first line of `path`, a
+// /proc/stat), summed over the cores, seconds; -1 if absent. On a VM it is the
+// clearest sign a measurement shared the host.
+double StealSeconds(const std::string& path = "/proc/stat");
 
 }  // namespace sparseflash

@@ -1,6 +1,7 @@
 #include "engine/real/proc_stats.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <string>
@@ -28,6 +29,23 @@ TEST(ProcessStatusBytes, ReadsThisProcesssResidentSet) {
   EXPECT_GT(rss, 0);
   EXPECT_GE(PeakRssBytes(), rss);
   EXPECT_EQ(ProcessStatusBytes("NoSuchField"), -1);
+}
+
+TEST(StealSeconds, ReadsTheStealColumnOfTheCpuLine) {
+  const std::string path = ::testing::TempDir() + "/stat";
+  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  {
+    std::ofstream out(path);
+    out << "cpu  3724579 17078 351896 967203 47636 0 6290 23527 0 0\n"
+           "cpu0 1 2 3 4 5 6 7 8 0 0\n";
+  }
+  EXPECT_DOUBLE_EQ(StealSeconds(path), 23527 / hz);
+  {
+    std::ofstream out(path);
+    out << "cpu  1 2 3 4\n";  // a kernel without the column
+  }
+  EXPECT_EQ(StealSeconds(path), -1);
+  EXPECT_EQ(StealSeconds(path + ".absent"), -1);
 }
 
 }  // namespace

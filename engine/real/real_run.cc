@@ -1,5 +1,7 @@
 #include "engine/real/real_run.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -371,10 +373,17 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   Engine engine(Env{&clock, flash.get(), compute.get()}, setup.strategy.get(), setup.source.get(),
                 EngineOptions{.max_tokens = setup.tokens});
   const int64_t kernel_before = ProcessStorageReadBytes();
+  const double steal_before = StealSeconds();
+  const auto started = std::chrono::steady_clock::now();
   if (absl::Status s = RunOnThisThread(engine, queue, o.stall_timeout); !s.ok()) return s;
+  result.run_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const double steal_after = StealSeconds();
   const int64_t kernel_after = ProcessStorageReadBytes();
   result.kernel_read_bytes =
       kernel_before < 0 || kernel_after < 0 ? -1 : kernel_after - kernel_before;
+  result.steal_seconds =
+      steal_before < 0 || steal_after < 0 ? -1 : std::max(0.0, steal_after - steal_before);
   result.engine_read_bytes = flash->bytes_read();
   result.record = engine.record();
   result.peak_rss_bytes = PeakRssBytes();

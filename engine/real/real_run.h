@@ -64,6 +64,8 @@ struct RealRunResult {
   MemoryPlan memory;
   int64_t engine_read_bytes = 0;
   int64_t kernel_read_bytes = 0;  // /proc/self/io read_bytes over the run; -1 = unknown
+  double run_seconds = 0;         // wall time of the run (setup excluded)
+  double steal_seconds = -1;      // the machine's steal time over it (StealSeconds); -1 = unknown
   int64_t peak_rss_bytes = 0;
   // Of the resident set at the run's end, the bytes on transparent huge pages
   // (the weights the kernels read are asked to be: AllocateWeightMemory); -1 = unknown.
