@@ -88,24 +88,30 @@ double HandOffNs(ThreadPoolCompute& pool, CompletionQueue& queue, bool& done, do
   return Median(ns);
 }
 
-// The median time per task, beyond `work_ns` of work, of bursts of `burst`
-// tasks handed to one worker at once, after the first task's hand-off
-// (`dispatch_ns`): the worker takes each later one from its queue as it
-// finishes the one before.
+// The time, beyond `work_ns` of work, of each task a worker takes from its
+// queue as it finishes the one before: bursts of `burst` and of 2 x `burst`
+// tasks handed to one worker at once, alternated; the longer burst's extra
+// time over the shorter, per extra task (the first task's hand-off, and the
+// engine's wake-up for the last completion, are in both and cancel). The
+// median over `rounds`.
 double QueuedTaskNs(ThreadPoolCompute& pool, CompletionQueue& queue, int& done, double work_ns,
-                    double dispatch_ns, int burst, int bursts) {
-  std::vector<double> ns;
-  for (int b = 0; b < bursts; ++b) {
+                    int burst, int rounds) {
+  auto run = [&](int tasks) {
     done = 0;
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < burst; ++i) {
+    for (int i = 0; i < tasks; ++i) {
       pool.Submit(
           {.tag = static_cast<uint64_t>(i),
            .work = std::make_shared<const std::function<void()>>([work_ns] { Spin(work_ns); })});
     }
-    while (done < burst) queue.Pop()();
-    const double beyond = Seconds(start) * 1e9 - burst * work_ns - dispatch_ns;
-    ns.push_back(std::max(0.0, beyond / (burst - 1)));
+    while (done < tasks) queue.Pop()();
+    return Seconds(start) * 1e9;
+  };
+  std::vector<double> ns;
+  for (int r = 0; r < rounds; ++r) {
+    const double shorter = run(burst);
+    const double longer = run(2 * burst);
+    ns.push_back(std::max(0.0, (longer - shorter) / burst - work_ns));
   }
   return Median(ns);
 }
@@ -135,8 +141,7 @@ HandOff MeasureHandOff(int tasks) {
     int done = 0;
   } counter;
   pool.SetSink(&counter);
-  h.queued_ns =
-      QueuedTaskNs(pool, queue, counter.done, 50e3, h.dispatch_ns, 16, std::max(5, tasks / 4));
+  h.queued_ns = QueuedTaskNs(pool, queue, counter.done, 50e3, 16, std::max(5, tasks / 4));
   const double idle = std::max(cost[cost.size() - 1], cost[cost.size() - 2]);
   // A step of less than half the short hand-off (and 5 us) is noise: no idle state.
   if (idle - h.dispatch_ns < std::max(5e3, h.dispatch_ns / 2)) return h;
