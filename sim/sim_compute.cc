@@ -124,7 +124,7 @@ void SimComputeBackend::Dispatch(std::vector<Worker>& pool, std::deque<ComputeTa
     ComputeTask task = waiting.front();
     waiting.pop_front();
     double dram_rate = 0;
-    Nanos d = Duration(w, task, &w == finishing && w.core != nullptr, &dram_rate);
+    Nanos d = Duration(w, task, &w == finishing, &dram_rate);
     if (w.core != nullptr) d += IdleWake(w.core, w.free_since);
     w.busy = true;
     w.dram_rate = dram_rate;
