@@ -33,7 +33,10 @@ ActivationProfile ActivationProfile::FromProbabilities(const std::vector<float>&
   ActivationProfile p;
   p.counts_.reserve(probability.size());
   for (float q : probability) {
-    p.counts_.push_back(static_cast<uint32_t>(std::lround(std::clamp(q, 0.f, 1.f) * 65535.f)));
+    // std::lround of a non-negative float, without a library call per key: in
+    // double, adding a half is exact and truncation is the floor.
+    const float count = std::clamp(q, 0.f, 1.f) * 65535.f;
+    p.counts_.push_back(static_cast<uint32_t>(static_cast<double>(count) + 0.5));
   }
   p.tokens_ = 65535;
   p.Rank();

@@ -36,6 +36,11 @@ inline bool Bit(const uint64_t* bits, size_t i) { return (bits[i >> 6] >> (i & 6
 
 // The vector paths' widest vector, in 32-bit lanes.
 constexpr size_t kMaxLanes = 16;
+static_assert(kChainIdSlack >= kMaxLanes);
+
+// StepToken one neuron at a time: the reference's bits, and their ids.
+StepCounts StepTokenScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
+                           bool gates, const uint64_t* on, const StepSinks& out);
 
 }  // namespace chain_step_internal
 }  // namespace sparseflash
@@ -84,93 +89,99 @@ uint64_t MaskBits(DI di, hn::Mask<DI> m) {
   return lanes >= 64 ? v : v & ((uint64_t{1} << lanes) - 1);
 }
 
-size_t StepChainsImpl(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                      uint64_t* next) {
+// Stores the lanes of `index` in `set`, in order, at `out`; returns the end.
+uint32_t* StoreLanes(DU du, VU index, hn::Mask<DI> set, uint32_t* out) {
+  const auto m = hn::RebindMask(du, set);
+  hn::StoreU(hn::Compress(index, m), du, out);
+  return out + hn::CountTrue(du, m);
+}
+
+// The next on bits, the sets and their ids of one step (StepToken), a vector
+// of neurons at a time, word by word.
+StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
+                         bool gates, const uint64_t* on, const StepSinks& out) {
   const DU du;
   const DI di;
   const size_t lanes = hn::Lanes(du);
-  // A word of 64 neurons must be whole vectors (SVE may have other lengths).
-  if (64 % lanes != 0) return StepChainsScalar(t, keys, on, next);
+  const int shift = std::countr_zero(t.group_size);
+  // A word of 64 neurons must be whole vectors (SVE may have other lengths),
+  // and the vector path finds a neuron's group by a shift.
+  if (64 % lanes != 0 || !std::has_single_bit(t.group_size)) {
+    return chain_step_internal::StepTokenScalar(t, keys, predictor, gates, on, out);
+  }
   const VU iota = hn::Iota(du, 0);
   const VU lane_bit = hn::Shl(hn::Set(du, 1), iota);
   const VI coactivation = hn::Set(di, t.coactivation);
-  const int group_shift = std::countr_zero(t.group_size);
-  size_t count = 0;
+  // A draw is never below a zero threshold: without coactivation no neuron
+  // follows its group, and neither the follow nor the group draw matters.
+  const bool follow = t.coactivation > 0;
+  // When a word's groups fit one vector, their draws are hashed once per word
+  // and spread over its neurons by a lane permutation.
+  const bool word_groups = (size_t{64} >> std::min(shift, 6)) <= lanes;
+  uint32_t* on_ids = out.on_ids;
+  uint32_t* active_ids = out.active_ids;
+  uint32_t* gate_ids = out.gate_only_ids;
+  StepCounts counts;
   for (size_t w = 0; w < t.words(); ++w) {
-    uint64_t bits = 0;
+    const uint32_t word_base = static_cast<uint32_t>(w * 64);
+    const VI group_draws = follow && word_groups
+                               ? DrawV(du, hn::Add(hn::Set(du, word_base >> shift), iota), keys.group)
+                               : hn::Zero(di);
+    uint64_t on_bits = 0, active_bits = 0, gate_bits = 0;
     for (size_t j = 0; j < 64; j += lanes) {
-      const size_t base = w * 64 + j;
+      const size_t base = word_base + j;
       const VU index = hn::Add(hn::Set(du, static_cast<uint32_t>(base)), iota);
       const auto was_on = LaneMask(du, on[w] >> j, lane_bit);
-      const auto follows = hn::Lt(DrawV(du, index, keys.follow), coactivation);
-      const VI shared = DrawV(du, hn::ShiftRightSame(index, group_shift), keys.group);
-      const VI u = hn::IfThenElse(follows, shared, DrawV(du, index, keys.own));
-      const VI threshold = hn::IfThenElse(was_on, hn::LoadU(di, t.stay_on.data() + base),
-                                          hn::LoadU(di, t.turn_on.data() + base));
-      bits |= MaskBits(di, hn::Lt(u, threshold)) << j;
-    }
-    next[w] = bits;
-    count += hwy::PopCount(bits);
-  }
-  return count;
-}
-
-SetCounts DrawSetBitsImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
-                          bool gates, const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
-  const DU du;
-  const DI di;
-  const size_t lanes = hn::Lanes(du);
-  if (64 % lanes != 0) {
-    return DrawSetBitsScalar(t, keys, predictor, gates, on, active, gate_only);
-  }
-  const VU iota = hn::Iota(du, 0);
-  const VU lane_bit = hn::Shl(hn::Set(du, 1), iota);
-  SetCounts counts;
-  for (size_t w = 0; w < t.words(); ++w) {
-    uint64_t active_bits = predictor ? 0 : on[w], gate_bits = 0;
-    for (size_t j = 0; j < 64 && (predictor || gates); j += lanes) {
-      const size_t base = w * 64 + j;
-      const VU index = hn::Add(hn::Set(du, static_cast<uint32_t>(base)), iota);
-      const auto was_on = LaneMask(du, on[w] >> j, lane_bit);
-      auto is_active = was_on;
+      VI u = DrawV(du, index, keys.own);
+      if (follow) {
+        const auto follows = hn::Lt(DrawV(du, index, keys.follow), coactivation);
+        VI shared;
+        if (word_groups) {
+          // The lane's group within the word: a word starts a group, or lies
+          // inside one (shift >= 6).
+          const VU within = shift >= 6 ? hn::Zero(du)
+                                       : hn::ShiftRightSame(
+                                             hn::Add(hn::Set(du, static_cast<uint32_t>(j)), iota),
+                                             shift);
+          shared = hn::TableLookupLanes(group_draws, hn::IndicesFromVec(di, hn::BitCast(di, within)));
+        } else {
+          shared = DrawV(du, hn::ShiftRightSame(index, shift), keys.group);
+        }
+        u = hn::IfThenElse(follows, shared, u);
+      }
+      const VI step_threshold = hn::IfThenElse(was_on, hn::LoadU(di, t.stay_on.data() + base),
+                                               hn::LoadU(di, t.turn_on.data() + base));
+      const auto now_on = hn::Lt(u, step_threshold);
+      auto is_active = now_on;
       if (predictor) {
-        const VI threshold = hn::IfThenElse(was_on, hn::LoadU(di, t.in_keep.data() + base),
+        const VI threshold = hn::IfThenElse(now_on, hn::LoadU(di, t.in_keep.data() + base),
                                             hn::LoadU(di, t.out_fire.data() + base));
         is_active = hn::Lt(DrawV(du, index, keys.set_a), threshold);
-        active_bits |= MaskBits(di, is_active) << j;
       }
+      auto gate = hn::FirstN(di, 0);  // none
       if (gates) {
-        const auto may = predictor ? hn::AndNot(is_active, was_on) : hn::Not(was_on);
+        const auto may = predictor ? hn::AndNot(is_active, now_on) : hn::Not(now_on);
         const auto fires =
             hn::Lt(DrawV(du, index, keys.set_b), hn::LoadU(di, t.gate_only.data() + base));
-        gate_bits |= MaskBits(di, hn::And(may, fires)) << j;
+        gate = hn::And(may, fires);
       }
+      on_bits |= MaskBits(di, now_on) << j;
+      active_bits |= MaskBits(di, is_active) << j;
+      gate_bits |= MaskBits(di, gate) << j;
+      // Compressed in a register, then stored: a compressing store to memory is
+      // microcoded and slow on some CPUs (AMD Zen 4).
+      if (on_ids != nullptr) on_ids = StoreLanes(du, index, now_on, on_ids);
+      active_ids = StoreLanes(du, index, is_active, active_ids);
+      gate_ids = StoreLanes(du, index, gate, gate_ids);
     }
-    active[w] = active_bits;
-    gate_only[w] = gate_bits;
+    out.on[w] = on_bits;
+    out.active[w] = active_bits;
+    out.gate_only[w] = gate_bits;
+    counts.on += hwy::PopCount(on_bits);
     counts.active += hwy::PopCount(active_bits);
     counts.gate_only += hwy::PopCount(gate_bits);
   }
   return counts;
-}
-
-// Writes the set bits' indices in increasing order; `out` has room for their
-// count plus one vector (a compressed store may write a whole vector).
-void SetBitIdsImpl(const uint64_t* bits, size_t words, uint32_t* out) {
-  const DU du;
-  const size_t lanes = hn::Lanes(du);
-  const VU iota = hn::Iota(du, 0);
-  const VU lane_bit = hn::Shl(hn::Set(du, 1), iota);
-  for (size_t w = 0; w < words; ++w) {
-    for (size_t j = 0; j < 64 && (bits[w] >> j) != 0; j += lanes) {
-      const VU index = hn::Add(hn::Set(du, static_cast<uint32_t>(w * 64 + j)), iota);
-      const auto set = hn::RebindMask(du, LaneMask(du, bits[w] >> j, lane_bit));
-      // Compressed in a register, then stored: a compressing store to memory is
-      // microcoded and slow on some CPUs (AMD Zen 4).
-      hn::StoreU(hn::Compress(index, set), du, out);
-      out += hn::CountTrue(du, set);
-    }
-  }
 }
 
 const char* ChainStepTargetName() { return hwy::TargetName(HWY_TARGET); }
@@ -182,14 +193,11 @@ HWY_AFTER_NAMESPACE();
 #if HWY_ONCE
 namespace sparseflash {
 
-HWY_EXPORT(StepChainsImpl);
-HWY_EXPORT(DrawSetBitsImpl);
-HWY_EXPORT(SetBitIdsImpl);
+HWY_EXPORT(StepTokenImpl);
 HWY_EXPORT(ChainStepTargetName);
 
 using chain_step_internal::Bit;
 using chain_step_internal::Draw;
-using chain_step_internal::kMaxLanes;
 
 int32_t ChainThreshold(double p) {
   // Non-negative, so adding a half and truncating rounds to nearest (no libm call:
@@ -197,16 +205,9 @@ int32_t ChainThreshold(double p) {
   return static_cast<int32_t>(std::clamp(p, 0.0, 1.0) * (1 << kChainProbabilityBits) + 0.5);
 }
 
-size_t StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                  uint64_t* next) {
-  // The vector path finds a neuron's group by a shift.
-  if (!std::has_single_bit(t.group_size)) return StepChainsScalar(t, keys, on, next);
-  return HWY_DYNAMIC_DISPATCH(StepChainsImpl)(t, keys, on, next);
-}
-
-SetCounts DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
-                      const uint64_t* on, uint64_t* active, uint64_t* gate_only) {
-  return HWY_DYNAMIC_DISPATCH(DrawSetBitsImpl)(t, keys, predictor, gates, on, active, gate_only);
+StepCounts StepToken(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                     const uint64_t* on, const StepSinks& out) {
+  return HWY_DYNAMIC_DISPATCH(StepTokenImpl)(t, keys, predictor, gates, on, out);
 }
 
 size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
@@ -252,11 +253,35 @@ SetCounts DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, boo
   return counts;
 }
 
-void SetBitIds(const std::vector<uint64_t>& bits, size_t count, std::vector<uint32_t>* out) {
-  out->resize(count + kMaxLanes);
-  HWY_DYNAMIC_DISPATCH(SetBitIdsImpl)(bits.data(), bits.size(), out->data());
-  out->resize(count);
+namespace chain_step_internal {
+namespace {
+
+// The ids of the set bits of `words` words, in increasing order, at `out`.
+void WriteIds(const uint64_t* bits, size_t words, uint32_t* out) {
+  for (size_t w = 0; w < words; ++w) {
+    for (uint64_t b = bits[w]; b != 0; b &= b - 1) {
+      *out++ = static_cast<uint32_t>(w * 64 + std::countr_zero(b));
+    }
+  }
 }
+
+}  // namespace
+
+StepCounts StepTokenScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
+                           bool gates, const uint64_t* on, const StepSinks& out) {
+  StepCounts counts;
+  counts.on = StepChainsScalar(t, keys, on, out.on);
+  const SetCounts sets =
+      DrawSetBitsScalar(t, keys, predictor, gates, out.on, out.active, out.gate_only);
+  counts.active = sets.active;
+  counts.gate_only = sets.gate_only;
+  if (out.on_ids != nullptr) WriteIds(out.on, t.words(), out.on_ids);
+  WriteIds(out.active, t.words(), out.active_ids);
+  WriteIds(out.gate_only, t.words(), out.gate_only_ids);
+  return counts;
+}
+
+}  // namespace chain_step_internal
 
 const char* ChainStepTarget() { return HWY_DYNAMIC_DISPATCH(ChainStepTargetName)(); }
 

@@ -39,27 +39,43 @@ struct ChainKeys {
   uint32_t follow = 0, own = 0, group = 0, set_a = 0, set_b = 0;
 };
 
-// The next on bits: a neuron takes its group's shared draw with probability
-// `coactivation`, else its own, and is on next if the draw falls below its
-// stay_on (on now) or turn_on (off now) threshold. Returns the neurons on next.
-size_t StepChains(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
-                  uint64_t* next);
-// The sets of a step from its on bits. With a predictor (the on neurons are
+// The sets of a step, from its on bits. With a predictor (the on neurons are
 // the predicted set) a neuron is active with in_keep (on) or out_fire (off);
 // without, the on neurons are the active set. Gate-only: neurons not active,
 // on ones with a predictor and off ones without, with gate_only (when `gates`).
-// Returns the number of each.
 struct SetCounts {
   size_t active = 0, gate_only = 0;
 };
-SetCounts DrawSetBits(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
-                      const uint64_t* on, uint64_t* active, uint64_t* gate_only);
 
-// The indices of the `count` set bits of `bits`, in increasing order, in place
-// of *out's contents.
-void SetBitIds(const std::vector<uint64_t>& bits, size_t count, std::vector<uint32_t>* out);
+// Room past the last id that StepToken's id arrays need: a vector store may
+// write a whole vector there.
+constexpr size_t kChainIdSlack = 16;
 
-// The same, one neuron at a time (the reference; also any group size).
+// Where StepToken writes: bitsets of t.words() words, and the ids of their set
+// bits in increasing order into arrays with room for every neuron plus
+// kChainIdSlack (on_ids may be null: not wanted).
+struct StepSinks {
+  uint64_t* on = nullptr;
+  uint64_t* active = nullptr;
+  uint64_t* gate_only = nullptr;
+  uint32_t* on_ids = nullptr;
+  uint32_t* active_ids = nullptr;
+  uint32_t* gate_only_ids = nullptr;
+};
+struct StepCounts {
+  size_t on = 0, active = 0, gate_only = 0;
+};
+
+// One token's step, in one pass over the neurons: the next on bits (a neuron
+// takes its group's shared draw with probability `coactivation`, else its own,
+// and is on next if the draw falls below its stay_on (on now) or turn_on (off
+// now) threshold), then the sets drawn from them, and the ids of all three.
+// The same bits as StepChainsScalar followed by DrawSetBitsScalar.
+StepCounts StepToken(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
+                     const uint64_t* on, const StepSinks& out);
+
+// The reference, one neuron at a time (also any group size): the next on bits
+// (returns their count), and the sets drawn from on bits.
 size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
                         uint64_t* next);
 SetCounts DrawSetBitsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor,

@@ -45,28 +45,9 @@ NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
     t.gate_only[i] = room > 0 ? ChainThreshold(p.gate_only_ratio * q / room) : 0;
     if (rng_.Uniform() < e) Set(&on_, static_cast<uint32_t>(i));
   }
-  next_ = active_bits_ = gate_bits_ = on_;
-}
-
-void NeuronStream::DrawSets(const ChainKeys& keys, size_t on_count, NeuronSet* out) {
-  const SetCounts counts = DrawSetBits(thresholds_, keys, predictor_, gates_, on_.data(),
-                                       active_bits_.data(), gate_bits_.data());
-  if (predictor_) {
-    SetBitIds(on_, on_count, &out->predicted);
-  } else {
-    out->predicted.clear();
-  }
-  SetBitIds(active_bits_, counts.active, &out->active);
-  SetBitIds(gate_bits_, counts.gate_only, &out->gate_only);
-  // The same sets as bitsets: a planner reads them without marking the ids again.
-  NeuronBits& bits = out->bits;
-  bits.present = true;
-  bits.active = active_bits_;
-  bits.gate_only = gate_bits_;
-  if (predictor_) {
-    bits.predicted = on_;
-  } else {
-    bits.predicted.clear();
+  next_ = on_;
+  for (std::vector<uint32_t>* ids : {&on_ids_, &active_ids_, &gate_ids_}) {
+    ids->resize(padded + kChainIdSlack);
   }
 }
 
@@ -78,9 +59,29 @@ void NeuronStream::Step(NeuronSet* out) {
                        .group = static_cast<uint32_t>(r1),
                        .set_a = static_cast<uint32_t>(r1 >> 32),
                        .set_b = static_cast<uint32_t>(r2)};
-  const size_t on_count = StepChains(thresholds_, keys, on_.data(), next_.data());
+  // The sets as bitsets too, written in place: a planner reads them without
+  // marking the ids again.
+  NeuronBits& bits = out->bits;
+  bits.present = true;
+  bits.active.resize(on_.size());
+  bits.gate_only.resize(on_.size());
+  const StepCounts counts = StepToken(
+      thresholds_, keys, predictor_, gates_, on_.data(),
+      {.on = next_.data(),
+       .active = bits.active.data(),
+       .gate_only = bits.gate_only.data(),
+       .on_ids = predictor_ ? on_ids_.data() : nullptr,
+       .active_ids = active_ids_.data(),
+       .gate_only_ids = gate_ids_.data()});
   on_.swap(next_);
-  DrawSets(keys, on_count, out);
+  out->predicted.assign(on_ids_.data(), on_ids_.data() + (predictor_ ? counts.on : 0));
+  out->active.assign(active_ids_.data(), active_ids_.data() + counts.active);
+  out->gate_only.assign(gate_ids_.data(), gate_ids_.data() + counts.gate_only);
+  if (predictor_) {
+    bits.predicted = on_;
+  } else {
+    bits.predicted.clear();
+  }
 }
 
 }  // namespace sparseflash

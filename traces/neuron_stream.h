@@ -41,14 +41,12 @@ class NeuronStream {
   void Step(NeuronSet* out);
 
  private:
-  // The token's sets from the on bits (`on_count` of them).
-  void DrawSets(const ChainKeys& keys, size_t on_count, NeuronSet* out);
-
   bool predictor_;
   bool gates_;
   Random rng_;
   ChainThresholds thresholds_;
-  std::vector<uint64_t> on_, next_, active_bits_, gate_bits_;  // bit per neuron
+  std::vector<uint64_t> on_, next_;                       // bit per neuron
+  std::vector<uint32_t> on_ids_, active_ids_, gate_ids_;  // a step's sets as ids
 };
 
 }  // namespace sparseflash

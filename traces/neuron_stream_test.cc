@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "common/random.h"
 #include "gtest/gtest.h"
 #include "traces/chain_step.h"
@@ -166,9 +167,20 @@ TEST(NeuronStream, ItsBitsetsAreItsIdLists) {
   }
 }
 
-// Random thresholds and on bits, the vector path against the scalar reference,
-// bit for bit: any SIMD width draws the same sets.
-TEST(ChainStep, VectorStepsEqualTheScalarReference) {
+// The ids of the set bits of `bits`, in order.
+std::vector<uint32_t> IdsOf(const std::vector<uint64_t>& bits) {
+  std::vector<uint32_t> ids;
+  for (uint32_t i = 0; i < bits.size() * 64; ++i) {
+    if ((bits[i / 64] >> (i % 64)) & 1) ids.push_back(i);
+  }
+  return ids;
+}
+
+// Random thresholds and on bits (with empty and full words), the one-pass step
+// against the scalar reference, bit for bit and id for id, for every group
+// size (within a word, whole words, and not a power of two) and with no
+// coactivation: any SIMD width draws the same sets.
+TEST(ChainStep, OnePassStepEqualsTheScalarReference) {
   Random rng(11);
   ChainThresholds t;
   const size_t n = 64 * 37;
@@ -176,43 +188,55 @@ TEST(ChainStep, VectorStepsEqualTheScalarReference) {
     v->resize(n);
     for (int32_t& x : *v) x = ChainThreshold(rng.Uniform());
   }
-  t.coactivation = ChainThreshold(0.4);
   std::vector<uint64_t> on(n / 64);
   for (uint64_t& w : on) w = rng.Next();
-  for (uint32_t group : {1u, 4u, 8u, 16u}) {
-    t.group_size = group;
-    const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
-                         .own = static_cast<uint32_t>(rng.Next()),
-                         .group = static_cast<uint32_t>(rng.Next()),
-                         .set_a = static_cast<uint32_t>(rng.Next()),
-                         .set_b = static_cast<uint32_t>(rng.Next())};
-    std::vector<uint64_t> a(on.size()), b(on.size()), c(on.size()), d(on.size());
-    StepChains(t, keys, on.data(), a.data());
-    StepChainsScalar(t, keys, on.data(), b.data());
-    EXPECT_EQ(a, b) << "group " << group << " on " << ChainStepTarget();
-    for (bool predictor : {false, true}) {
-      for (bool gates : {false, true}) {
-        DrawSetBits(t, keys, predictor, gates, on.data(), a.data(), b.data());
-        DrawSetBitsScalar(t, keys, predictor, gates, on.data(), c.data(), d.data());
-        EXPECT_EQ(a, c) << "active, predictor " << predictor << " gates " << gates;
-        EXPECT_EQ(b, d) << "gate-only, predictor " << predictor << " gates " << gates;
+  on[0] = 0;
+  on[1] = ~uint64_t{0};
+  for (double coactivation : {0.0, 0.4, 1.0}) {
+    t.coactivation = ChainThreshold(coactivation);
+    for (uint32_t group : {1u, 2u, 3u, 4u, 8u, 16u, 64u, 128u}) {
+      t.group_size = group;
+      const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
+                           .own = static_cast<uint32_t>(rng.Next()),
+                           .group = static_cast<uint32_t>(rng.Next()),
+                           .set_a = static_cast<uint32_t>(rng.Next()),
+                           .set_b = static_cast<uint32_t>(rng.Next())};
+      for (bool predictor : {false, true}) {
+        for (bool gates : {false, true}) {
+          const std::string where = absl::StrCat("coactivation ", coactivation, " group ", group,
+                                                 " predictor ", predictor, " gates ", gates,
+                                                 " on ", ChainStepTarget());
+          std::vector<uint64_t> next(on.size()), active(on.size()), gate(on.size());
+          std::vector<uint32_t> next_ids(n + kChainIdSlack, 7), active_ids(n + kChainIdSlack, 7),
+              gate_ids(n + kChainIdSlack, 7);
+          const StepCounts counts = StepToken(t, keys, predictor, gates, on.data(),
+                                              {.on = next.data(),
+                                               .active = active.data(),
+                                               .gate_only = gate.data(),
+                                               .on_ids = next_ids.data(),
+                                               .active_ids = active_ids.data(),
+                                               .gate_only_ids = gate_ids.data()});
+          std::vector<uint64_t> want_next(on.size()), want_active(on.size()),
+              want_gate(on.size());
+          const size_t want_on = StepChainsScalar(t, keys, on.data(), want_next.data());
+          const SetCounts sets = DrawSetBitsScalar(t, keys, predictor, gates, want_next.data(),
+                                                   want_active.data(), want_gate.data());
+          ASSERT_EQ(next, want_next) << where;
+          ASSERT_EQ(active, want_active) << where;
+          ASSERT_EQ(gate, want_gate) << where;
+          ASSERT_EQ(counts.on, want_on) << where;
+          ASSERT_EQ(counts.active, sets.active) << where;
+          ASSERT_EQ(counts.gate_only, sets.gate_only) << where;
+          next_ids.resize(counts.on);
+          active_ids.resize(counts.active);
+          gate_ids.resize(counts.gate_only);
+          EXPECT_EQ(next_ids, IdsOf(want_next)) << where;
+          EXPECT_EQ(active_ids, IdsOf(want_active)) << where;
+          EXPECT_EQ(gate_ids, IdsOf(want_gate)) << where;
+        }
       }
     }
   }
-}
-
-// Set bits to ids on words empty, full and random, with ids already in `out`.
-TEST(ChainStep, SetBitIdsListsEverySetBitInOrder) {
-  Random rng(5);
-  std::vector<uint64_t> bits = {0, ~uint64_t{0}, 1, uint64_t{1} << 63, 0};
-  for (int i = 0; i < 40; ++i) bits.push_back(rng.Next() & rng.Next());
-  std::vector<uint32_t> expected;
-  for (uint32_t i = 0; i < bits.size() * 64; ++i) {
-    if ((bits[i / 64] >> (i % 64)) & 1) expected.push_back(i);
-  }
-  std::vector<uint32_t> ids = {7, 7, 7};
-  SetBitIds(bits, expected.size(), &ids);
-  EXPECT_EQ(ids, expected);
 }
 
 // Each neuron turns on at its threshold's probability, whatever its index: a
@@ -231,7 +255,14 @@ TEST(ChainStep, EveryNeuronTurnsOnAtItsProbability) {
   for (int s = 0; s < 2000; ++s) {
     const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
                          .own = static_cast<uint32_t>(rng.Next())};
-    StepChains(t, keys, off.data(), next.data());
+    std::vector<uint64_t> active(n / 64), gate(n / 64);
+    std::vector<uint32_t> active_ids(n + kChainIdSlack), gate_ids(n + kChainIdSlack);
+    StepToken(t, keys, false, false, off.data(),
+              {.on = next.data(),
+               .active = active.data(),
+               .gate_only = gate.data(),
+               .active_ids = active_ids.data(),
+               .gate_only_ids = gate_ids.data()});
     for (size_t i = 0; i < n; ++i) {
       fired[i % 5] += (next[i / 64] >> (i % 64)) & 1;
       count[i % 5] += 1;

@@ -79,10 +79,13 @@ BENCHMARK_CAPTURE(BM_GenerateTrace, mixtral, "turbosparse-mixtral-47b")
     ->Unit(benchmark::kMillisecond);
 
 // One generated token per iteration, the generator made (and its streams, on
-// its first token) outside the timing: the steady-state cost of a token.
+// its first token) outside the timing: the steady-state cost of a token, on
+// the argument's number of threads.
 void BM_GenerateToken(benchmark::State& state, const char* model_name) {
   const ModelSpec model = *ModelCatalog::Builtin().Find(model_name);
-  TraceGenerator generator(model, {.seed = 1, .tokens = uint64_t{1} << 40});
+  TraceGenerator generator(model, {.seed = 1,
+                                   .tokens = uint64_t{1} << 40,
+                                   .threads = static_cast<int>(state.range(0))});
   TokenActivations token;
   generator.Next(&token);  // makes the streams
   for (auto _ : state) {
@@ -92,8 +95,14 @@ void BM_GenerateToken(benchmark::State& state, const char* model_name) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK_CAPTURE(BM_GenerateToken, mistral, "turbosparse-mistral-7b")
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_GenerateToken, mixtral, "turbosparse-mixtral-47b")
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
