@@ -199,12 +199,6 @@ HWY_EXPORT(ChainStepTargetName);
 using chain_step_internal::Bit;
 using chain_step_internal::Draw;
 
-int32_t ChainThreshold(double p) {
-  // Non-negative, so adding a half and truncating rounds to nearest (no libm call:
-  // a stream sets several thresholds for each of its neurons).
-  return static_cast<int32_t>(std::clamp(p, 0.0, 1.0) * (1 << kChainProbabilityBits) + 0.5);
-}
-
 StepCounts StepToken(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
                      const uint64_t* on, const StepSinks& out) {
   return HWY_DYNAMIC_DISPATCH(StepTokenImpl)(t, keys, predictor, gates, on, out);

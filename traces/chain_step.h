@@ -10,6 +10,7 @@
 // neuron never turns on.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -17,8 +18,12 @@ namespace sparseflash {
 
 constexpr int kChainProbabilityBits = 30;
 
-// p in [0, 1] as a threshold (clamped).
-int32_t ChainThreshold(double p);
+// p in [0, 1] as a threshold (clamped). Non-negative, so adding a half and
+// truncating rounds to nearest; inline, with no libm call: a stream sets
+// several thresholds for each of its neurons.
+inline int32_t ChainThreshold(double p) {
+  return static_cast<int32_t>(std::clamp(p, 0.0, 1.0) * (1 << kChainProbabilityBits) + 0.5);
+}
 
 // Each neuron's transition and set probabilities, as thresholds.
 struct ChainThresholds {
