@@ -382,6 +382,18 @@ const std::vector<Case>& Cases() {
   return *cases;
 }
 
+// Replay reads its weight file once before the run, after its own checks: a
+// run they refuse does not announce the read; a run they pass does.
+TEST_F(CliBadInput, ReplayAnnouncesTheWeightReadOnlyAfterItsChecks) {
+  const std::string announce = "once before the run";
+  const testing::CliOutcome refused = testing::RunCli(Expand(kReplay + "--memory 10KB"), dir_);
+  EXPECT_GE(refused.code, 1);
+  EXPECT_EQ(refused.err.find(announce), std::string::npos) << refused.err;
+  const testing::CliOutcome ran = testing::RunCli(Expand(kReplay + "--ffn-resident 0.5"), dir_);
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  EXPECT_NE(ran.err.find(announce), std::string::npos) << ran.err;
+}
+
 TEST_F(CliBadInput, EveryCaseFailsCleanlyNamesTheCulpritAndKeepsGoodFiles) {
   int checked = 0;
   for (const Case& c : Cases()) {

@@ -110,12 +110,9 @@ int RunReplay(const ReplayArgs& a) {
   sc.threads = a.threads;
   sc.seed = a.seed;
   sc.profile = a.profile;
-  if (!a.cold_storage) {
-    std::fprintf(stderr, "replay: reading %s once before the run (--cold-storage skips it)\n",
-                 a.weights.c_str());
-  }
-  absl::StatusOr<ReplayResult> r =
-      ReplayOnce(sc, {.weights_path = a.weights, .io = a.io}, !a.cold_storage);
+  absl::StatusOr<ReplayResult> r = ReplayOnce(
+      sc, {.weights_path = a.weights, .io = a.io}, !a.cold_storage,
+      [](const std::string& line) { std::fprintf(stderr, "replay: %s\n", line.c_str()); });
   if (!r.ok()) return ReportError(r.status());
   if (!r->real.notice.empty()) std::fprintf(stderr, "%s\n", r->real.notice.c_str());
   const RunSummary &m = r->measured_summary, &p = r->predicted_summary;

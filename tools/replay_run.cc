@@ -2,6 +2,8 @@
 
 #include <thread>
 
+#include "absl/strings/str_cat.h"
+#include "common/units.h"
 #include "tools/run_store.h"
 
 namespace sparseflash::cli {
@@ -23,7 +25,8 @@ void MeasureFaultedReads(const RealRunResult& real, RunSummary* s) {
 }  // namespace
 
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRunOptions& ro,
-                                        bool read_weights_first) {
+                                        bool read_weights_first,
+                                        const std::function<void(const std::string&)>& say) {
   ReplayResult r;
   // The real run uses this machine's cores; the prediction the profile's.
   RunSetupConfig rc = RunSetupOf(sc);
@@ -34,7 +37,14 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   // After the checks, so a wrong option fails at once; its 4 MiB buffer is
   // freed before the run allocates its own I/O buffers.
   if (read_weights_first) {
-    absl::StatusOr<StorageWarmup> warm = ReadFileOnce(ro.weights_path);
+    auto tell = [&](const std::string& line) {
+      if (say) say(line);
+    };
+    tell(absl::StrCat("reading ", ro.weights_path,
+                      " once before the run (--cold-storage skips it)"));
+    absl::StatusOr<StorageWarmup> warm = ReadFileOnce(ro.weights_path, [&](int64_t done) {
+      tell(absl::StrCat("  ", FormatBytes(done), " read"));
+    });
     if (!warm.ok()) return warm.status();
     r.weights_read_first = *warm;
   }

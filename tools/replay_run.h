@@ -4,6 +4,7 @@
 // `demo`.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -36,10 +37,12 @@ struct ReplayResult {
 // `read_weights_first`, the weight file is first read once in order
 // (ReadFileOnce), as `device calibrate` reads the file it measures: storage that
 // caches what was read (a virtual disk) then serves the run as it served the
-// calibration.
+// calibration. `say` (may be empty) hears of that read as it starts and about
+// every GiB of it, after the run's checks have passed.
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& config,
                                         const RealRunOptions& real_options,
-                                        bool read_weights_first = true);
+                                        bool read_weights_first = true,
+                                        const std::function<void(const std::string&)>& say = {});
 
 // Stores the prediction (unless this configuration's is already stored) and the
 // measurement linked to it, in one transaction; returns the measurement's id.

@@ -124,9 +124,10 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
   StepCounts counts;
   for (size_t w = 0; w < t.words(); ++w) {
     const uint32_t word_base = static_cast<uint32_t>(w * 64);
-    const VI group_draws = follow && word_groups
-                               ? DrawV(du, hn::Add(hn::Set(du, word_base >> shift), iota), keys.group)
-                               : hn::Zero(di);
+    const VI group_draws =
+        follow && word_groups
+            ? DrawV(du, hn::Add(hn::Set(du, word_base >> shift), iota), keys.group)
+            : hn::Zero(di);
     uint64_t on_bits = 0, active_bits = 0, gate_bits = 0;
     for (size_t j = 0; j < 64; j += lanes) {
       const size_t base = word_base + j;
@@ -139,11 +140,12 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
         if (word_groups) {
           // The lane's group within the word: a word starts a group, or lies
           // inside one (shift >= 6).
-          const VU within = shift >= 6 ? hn::Zero(du)
-                                       : hn::ShiftRightSame(
-                                             hn::Add(hn::Set(du, static_cast<uint32_t>(j)), iota),
-                                             shift);
-          shared = hn::TableLookupLanes(group_draws, hn::IndicesFromVec(di, hn::BitCast(di, within)));
+          const VU within =
+              shift >= 6
+                  ? hn::Zero(du)
+                  : hn::ShiftRightSame(hn::Add(hn::Set(du, static_cast<uint32_t>(j)), iota), shift);
+          shared =
+              hn::TableLookupLanes(group_draws, hn::IndicesFromVec(di, hn::BitCast(di, within)));
         } else {
           shared = DrawV(du, hn::ShiftRightSame(index, shift), keys.group);
         }

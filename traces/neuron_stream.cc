@@ -65,14 +65,13 @@ void NeuronStream::Step(NeuronSet* out) {
   bits.present = true;
   bits.active.resize(on_.size());
   bits.gate_only.resize(on_.size());
-  const StepCounts counts = StepToken(
-      thresholds_, keys, predictor_, gates_, on_.data(),
-      {.on = next_.data(),
-       .active = bits.active.data(),
-       .gate_only = bits.gate_only.data(),
-       .on_ids = predictor_ ? on_ids_.data() : nullptr,
-       .active_ids = active_ids_.data(),
-       .gate_only_ids = gate_ids_.data()});
+  const StepCounts counts = StepToken(thresholds_, keys, predictor_, gates_, on_.data(),
+                                      {.on = next_.data(),
+                                       .active = bits.active.data(),
+                                       .gate_only = bits.gate_only.data(),
+                                       .on_ids = predictor_ ? on_ids_.data() : nullptr,
+                                       .active_ids = active_ids_.data(),
+                                       .gate_only_ids = gate_ids_.data()});
   on_.swap(next_);
   out->predicted.assign(on_ids_.data(), on_ids_.data() + (predictor_ ? counts.on : 0));
   out->active.assign(active_ids_.data(), active_ids_.data() + counts.active);

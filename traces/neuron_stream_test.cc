@@ -203,9 +203,9 @@ TEST(ChainStep, OnePassStepEqualsTheScalarReference) {
                            .set_b = static_cast<uint32_t>(rng.Next())};
       for (bool predictor : {false, true}) {
         for (bool gates : {false, true}) {
-          const std::string where = absl::StrCat("coactivation ", coactivation, " group ", group,
-                                                 " predictor ", predictor, " gates ", gates,
-                                                 " on ", ChainStepTarget());
+          const std::string where =
+              absl::StrCat("coactivation ", coactivation, " group ", group, " predictor ",
+                           predictor, " gates ", gates, " on ", ChainStepTarget());
           std::vector<uint64_t> next(on.size()), active(on.size()), gate(on.size());
           std::vector<uint32_t> next_ids(n + kChainIdSlack, 7), active_ids(n + kChainIdSlack, 7),
               gate_ids(n + kChainIdSlack, 7);
@@ -216,8 +216,7 @@ TEST(ChainStep, OnePassStepEqualsTheScalarReference) {
                                                .on_ids = next_ids.data(),
                                                .active_ids = active_ids.data(),
                                                .gate_only_ids = gate_ids.data()});
-          std::vector<uint64_t> want_next(on.size()), want_active(on.size()),
-              want_gate(on.size());
+          std::vector<uint64_t> want_next(on.size()), want_active(on.size()), want_gate(on.size());
           const size_t want_on = StepChainsScalar(t, keys, on.data(), want_next.data());
           const SetCounts sets = DrawSetBitsScalar(t, keys, predictor, gates, want_next.data(),
                                                    want_active.data(), want_gate.data());

@@ -83,9 +83,8 @@ BENCHMARK_CAPTURE(BM_GenerateTrace, mixtral, "turbosparse-mixtral-47b")
 // the argument's number of threads.
 void BM_GenerateToken(benchmark::State& state, const char* model_name) {
   const ModelSpec model = *ModelCatalog::Builtin().Find(model_name);
-  TraceGenerator generator(model, {.seed = 1,
-                                   .tokens = uint64_t{1} << 40,
-                                   .threads = static_cast<int>(state.range(0))});
+  TraceGenerator generator(
+      model, {.seed = 1, .tokens = uint64_t{1} << 40, .threads = static_cast<int>(state.range(0))});
   TokenActivations token;
   generator.Next(&token);  // makes the streams
   for (auto _ : state) {
