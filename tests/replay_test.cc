@@ -135,6 +135,45 @@ TEST(Replay, ResidentMemoryStaysWithinTheBudget) {
       << "grew " << growth << " for a budget of " << budget;
 }
 
+// A real run's own memory is measured (the process it is), so the model's
+// estimated runtime buffers are not counted on top: the cache gets them, in the
+// real plan and in the prediction of it alike.
+TEST(Replay, ARealRunPlansWithoutTheModelsEstimatedRuntimeBuffers) {
+  ModelSpec model = MidModel();
+  model.runtime_bytes = 20'000'000;
+  RunSetupConfig rc{.model = model,
+                    .tokens = 2,
+                    .strategy = "powerinfer2",
+                    .memory_bytes = int64_t{10} << 30,
+                    .cpu_cores = 2};
+  // A budget whose cache (about 40 MB) stays below the 55 MB FFN, whatever the
+  // process holds (sanitizers and emulators hold more).
+  int64_t process_bytes = 0;
+  {
+    absl::StatusOr<RunSetup> probe = PrepareRealRun(rc, &process_bytes);
+    ASSERT_TRUE(probe.ok()) << probe.status();
+    rc.memory_bytes = process_bytes + probe->strategy->memory().resident_bytes + 40'000'000;
+  }
+  const int64_t budget = rc.memory_bytes;
+  absl::StatusOr<RunSetup> real = PrepareRealRun(rc, &process_bytes);
+  ASSERT_TRUE(real.ok()) << real.status();
+  ASSERT_GT(process_bytes, 0);
+  const MemoryPlan real_plan = real->strategy->memory();
+  // The same budget less the process, planned with and without the estimate.
+  RunSetupConfig counted = rc;
+  counted.memory_bytes = budget - process_bytes;
+  absl::StatusOr<RunSetup> with_estimate = PrepareRun(counted);
+  ASSERT_TRUE(with_estimate.ok()) << with_estimate.status();
+  counted.model = RealRunModel(model);
+  EXPECT_EQ(counted.model.runtime_bytes, 0);
+  absl::StatusOr<RunSetup> without = PrepareRun(counted);
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_EQ(real_plan.cache_bytes, without->strategy->memory().cache_bytes);
+  EXPECT_EQ(real_plan.resident_bytes, without->strategy->memory().resident_bytes);
+  EXPECT_EQ(real_plan.cache_bytes - with_estimate->strategy->memory().cache_bytes,
+            model.runtime_bytes);
+}
+
 // llamacpp with mmap=true reads as llama.cpp does, through the kernel: the
 // plan's reads complete without I/O, the compute faults the mapped file in, and
 // the kernel's counter sees the file read (its cached pages dropped first).

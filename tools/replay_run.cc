@@ -59,6 +59,7 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   setup = absl::CancelledError("released");  // its memory serves the prediction
   // The prediction plans the same cache: the budget less what the process holds.
   SimulationConfig planned = sc;
+  planned.model = RealRunModel(planned.model);
   if (planned.memory_bytes >= 0) planned.memory_bytes -= r.process_bytes;
   absl::StatusOr<SimulationResult> predicted = Simulate(planned);
   if (!predicted.ok()) return predicted.status();

@@ -391,8 +391,15 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
   return result;
 }
 
-absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& config, int64_t* process_bytes) {
+ModelSpec RealRunModel(ModelSpec model) {
+  model.runtime_bytes = 0;
+  return model;
+}
+
+absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& given, int64_t* process_bytes) {
   *process_bytes = 0;
+  RunSetupConfig config = given;
+  config.model = RealRunModel(config.model);
   if (config.memory_bytes < 0) return PrepareRun(config);
   {
     absl::StatusOr<RunSetup> sizing = PrepareRun(config);

@@ -83,7 +83,15 @@ absl::StatusOr<RealRunResult> RunReal(RunSetup& setup, const ModelSpec& model,
 // kRealRunOverheadBytes for I/O buffers, threads and records; then plans again
 // with the budget less that. `process_bytes` gets that amount (0 when the
 // budget is a share of the FFN, which is not a process budget). An error when
-// the rest is too small, saying how the budget was spent.
+// the rest is too small, saying how the budget was spent. The model's
+// runtime buffers (an estimate for an engine nobody measured, e.g. 300 MB for
+// PowerInfer-2) are not counted: this engine's own are what the process
+// holds (RealRunModel).
 absl::StatusOr<RunSetup> PrepareRealRun(const RunSetupConfig& config, int64_t* process_bytes);
+
+// The model as a real run plans it: without the model's estimated runtime
+// buffers, which the measured process takes the place of. A prediction of a
+// real run plans with the same.
+ModelSpec RealRunModel(ModelSpec model);
 
 }  // namespace sparseflash
