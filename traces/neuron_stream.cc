@@ -46,9 +46,6 @@ NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
     if (rng_.Uniform() < e) Set(&on_, static_cast<uint32_t>(i));
   }
   next_ = on_;
-  for (std::vector<uint32_t>* ids : {&on_ids_, &active_ids_, &gate_ids_}) {
-    ids->resize(padded + kChainIdSlack);
-  }
 }
 
 void NeuronStream::Step(NeuronSet* out) {
@@ -65,17 +62,23 @@ void NeuronStream::Step(NeuronSet* out) {
   bits.present = true;
   bits.active.resize(on_.size());
   bits.gate_only.resize(on_.size());
+  // The ids go through the thread's buffers (room for every neuron), not the
+  // stream's: a model has hundreds of streams, and the ids are copied out at once.
+  static thread_local std::vector<uint32_t> on_ids, active_ids, gate_ids;
+  for (std::vector<uint32_t>* ids : {&on_ids, &active_ids, &gate_ids}) {
+    if (ids->size() < on_.size() * 64 + kChainIdSlack) ids->resize(on_.size() * 64 + kChainIdSlack);
+  }
   const StepCounts counts = StepToken(thresholds_, keys, predictor_, gates_, on_.data(),
                                       {.on = next_.data(),
                                        .active = bits.active.data(),
                                        .gate_only = bits.gate_only.data(),
-                                       .on_ids = predictor_ ? on_ids_.data() : nullptr,
-                                       .active_ids = active_ids_.data(),
-                                       .gate_only_ids = gate_ids_.data()});
+                                       .on_ids = predictor_ ? on_ids.data() : nullptr,
+                                       .active_ids = active_ids.data(),
+                                       .gate_only_ids = gate_ids.data()});
   on_.swap(next_);
-  out->predicted.assign(on_ids_.data(), on_ids_.data() + (predictor_ ? counts.on : 0));
-  out->active.assign(active_ids_.data(), active_ids_.data() + counts.active);
-  out->gate_only.assign(gate_ids_.data(), gate_ids_.data() + counts.gate_only);
+  out->predicted.assign(on_ids.data(), on_ids.data() + (predictor_ ? counts.on : 0));
+  out->active.assign(active_ids.data(), active_ids.data() + counts.active);
+  out->gate_only.assign(gate_ids.data(), gate_ids.data() + counts.gate_only);
   if (predictor_) {
     bits.predicted = on_;
   } else {

@@ -45,8 +45,7 @@ class NeuronStream {
   bool gates_;
   Random rng_;
   ChainThresholds thresholds_;
-  std::vector<uint64_t> on_, next_;                       // bit per neuron
-  std::vector<uint32_t> on_ids_, active_ids_, gate_ids_;  // a step's sets as ids
+  std::vector<uint64_t> on_, next_;  // bit per neuron
 };
 
 }  // namespace sparseflash
