@@ -40,7 +40,8 @@ DeviceProfile FromProto(const proto::DeviceProfile& d) {
   out.base_w = d.base_w();
   for (const proto::FlashPoint& p : f.points()) {
     out.flash.points.push_back({p.request_bytes(), p.queue_depth(), p.sequential(), p.range_bytes(),
-                                p.core_class(), p.throughput_mb_s() * kMega, p.source()});
+                                p.core_class(), p.throughput_mb_s() * kMega, p.source(),
+                                p.page_cache()});
   }
   for (const proto::CoreClass& c : d.cores()) {
     out.cores.push_back({c.name(), c.count(), c.ghz(), c.io_issue_factor(), c.gemv_gb_s() * kGiga,
@@ -103,6 +104,7 @@ proto::DeviceProfile ToProto(const DeviceProfile& d) {
     q->set_core_class(p.core_class);
     q->set_throughput_mb_s(p.throughput_bytes_per_s / kMega);
     q->set_source(p.source);
+    q->set_page_cache(p.page_cache);
   }
   for (const CoreClassSpec& c : d.cores) {
     proto::CoreClass* q = out.add_cores();

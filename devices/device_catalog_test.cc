@@ -32,6 +32,12 @@ TEST(DeviceCatalog, TextRoundTrip) {
   EXPECT_EQ(back->flash.points.size(), d.flash.points.size());
   EXPECT_NEAR(back->flash.points[3].throughput_bytes_per_s,
               d.flash.points[3].throughput_bytes_per_s, 1);
+  EXPECT_FALSE(back->flash.points[3].page_cache);
+  d.flash.points[3].page_cache = true;  // a point of the kernel's read-ahead
+  back = ParseDeviceProfile(DeviceProfileToText(d), "rt");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_TRUE(back->flash.points[3].page_cache);
+  EXPECT_FALSE(back->flash.points[2].page_cache);
 }
 
 TEST(DeviceCatalog, BadProfileNamesField) {

@@ -26,6 +26,7 @@ struct FlashPoint {
   std::string core_class;   // "" = not stated
   double throughput_bytes_per_s = 0;
   std::string source;
+  bool page_cache = false;  // read through the kernel's page cache (device.proto)
 };
 
 struct FlashSpec {

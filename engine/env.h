@@ -41,7 +41,10 @@ struct FlashRead {
   // The bytes land in the strategy's cache (page-cache windows), not in a read
   // buffer beside it (MemoryPlan::reads_fill_cache).
   bool fills_cache = false;
-  int32_t layer = -1;                        // for timelines: the layer it serves; -1 = none
+  // The kernel reads it, faulting a mapped file in (its read-ahead), rather
+  // than the engine with O_DIRECT: priced from the profile's page-cache points.
+  bool page_cache = false;
+  int32_t layer = -1;  // for timelines: the layer it serves; -1 = none
 };
 
 enum class ComputeKind : uint8_t {

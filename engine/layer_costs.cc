@@ -69,6 +69,7 @@ NodeId PlanLayerRead(const LayerReads& reads, int layer, NodeId prev_read,
       static_cast<int32_t>((reads.bytes_per_layer + reads.request_bytes - 1) / reads.request_bytes);
   r.max_in_flight = 1;
   r.sequential = true;
+  r.page_cache = reads.page_cache;
   // The buffer this read fills is free once the layer `lookahead + 1` back is done.
   const int freed = layer - 1 - reads.lookahead_layers;
   return plan->Read(r, {prev_read, freed >= 0 ? users[freed] : kNoNode});

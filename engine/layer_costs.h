@@ -42,6 +42,7 @@ struct LayerReads {
   int64_t bytes_per_layer = 0;
   int64_t request_bytes = 1;
   int lookahead_layers = 1;
+  bool page_cache = false;  // the kernel reads them (FlashRead::page_cache)
 
   // Buffers the layers in flight hold: the one computed and those read ahead.
   int64_t buffer_bytes() const { return bytes_per_layer * (lookahead_layers + 1); }

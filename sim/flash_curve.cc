@@ -23,11 +23,16 @@ FlashCurve::FlashCurve(const DeviceProfile& profile)
     : points_(profile.flash.points), cores_(profile.cores) {}
 
 std::vector<FlashPoint> FlashCurve::Select(const FlashRequestShape& shape) const {
-  std::vector<FlashPoint> same;
+  std::vector<FlashPoint> reader;
   for (const FlashPoint& p : points_) {
+    if (p.page_cache == shape.page_cache) reader.push_back(p);
+  }
+  if (reader.empty()) reader = points_;
+  std::vector<FlashPoint> same;
+  for (const FlashPoint& p : reader) {
     if (p.sequential == shape.sequential) same.push_back(p);
   }
-  if (same.empty()) same = points_;
+  if (same.empty()) same = reader;
   if (shape.sequential) return same;
   // Nearest measured address range (in log scale).
   double best = std::numeric_limits<double>::max();

@@ -2,8 +2,10 @@
 // constant: linear in request size between measured sizes (same IOPS below the
 // smallest), linear in queue depth between measured depths, the points of the
 // nearest measured address range, and the issuing core class's factor; a
-// sequential read at least as fast as a random one of its size. Immutable;
-// thread-safe.
+// sequential read at least as fast as a random one of its size. A read through
+// the page cache is priced from the points measured that way, a direct read
+// from the others (either from all points where its reader has none).
+// Immutable; thread-safe.
 #pragma once
 
 #include <string>
@@ -19,6 +21,7 @@ struct FlashRequestShape {
   bool sequential = false;
   int64_t range_bytes = 0;  // address range of random reads; 0 = large
   std::string core_class;   // issuing core class; "" = the profile's first class
+  bool page_cache = false;  // the kernel's read-ahead reads it (a mapped file)
 };
 
 class FlashCurve {

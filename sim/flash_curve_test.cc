@@ -54,5 +54,26 @@ TEST(FlashCurve, SequentialIsNeverSlowerThanRandom) {
   EXPECT_GT(curve.Throughput({16384, 1, true, 0, "big"}), 4000e6 / 32);
 }
 
+// Reads through the page cache are priced from the points measured that way,
+// direct reads from the others; a reader without points of its own takes all.
+TEST(FlashCurve, EachReaderIsPricedFromItsOwnPoints) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  const FlashRequestShape direct{.request_bytes = 4 << 20, .queue_depth = 8, .sequential = true};
+  FlashRequestShape mapped = direct;
+  mapped.page_cache = true;
+  const double before = FlashCurve(d).Throughput(direct);
+  EXPECT_EQ(FlashCurve(d).Throughput(mapped), before) << "no page-cache points: the same";
+  d.flash.points.push_back({.request_bytes = 4 << 20,
+                            .queue_depth = 8,
+                            .sequential = true,
+                            .throughput_bytes_per_s = before / 3,
+                            .page_cache = true});
+  const FlashCurve curve(d);
+  EXPECT_EQ(curve.Throughput(direct), before) << "a page-cache point priced a direct read";
+  EXPECT_NEAR(curve.Throughput(mapped), before / 3, 1);
+  mapped.queue_depth = 4;  // below its one measured depth: proportionally less
+  EXPECT_NEAR(curve.Throughput(mapped), before / 6, 1);
+}
+
 }  // namespace
 }  // namespace sparseflash

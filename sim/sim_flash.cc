@@ -24,7 +24,8 @@ SimFlashDevice::SimFlashDevice(EventQueue* queue, const DeviceProfile& profile,
                                          .queue_depth = std::max(1, p.queue_depth),
                                          .sequential = p.sequential,
                                          .range_bytes = p.range_bytes,
-                                         .core_class = core_class_}) *
+                                         .core_class = core_class_,
+                                         .page_cache = p.page_cache}) *
                       issuer_factor_;
     ceiling_bytes_per_s_ = std::max(ceiling_bytes_per_s_, tp);
     ceiling_reads_per_s_ = std::max(ceiling_reads_per_s_, tp / p.request_bytes);
@@ -112,14 +113,16 @@ void SimFlashDevice::Reschedule() {
 }
 
 double SimFlashDevice::Throughput(const FlashRead& read, int depth) {
-  auto key = std::make_tuple(read.request_bytes, depth, read.sequential, read.range_bytes);
+  auto key = std::make_tuple(read.request_bytes, depth, read.sequential, read.range_bytes,
+                             read.page_cache);
   auto it = memo_.find(key);
   if (it != memo_.end()) return it->second;
   FlashRequestShape shape{.request_bytes = read.request_bytes,
                           .queue_depth = depth,
                           .sequential = read.sequential,
                           .range_bytes = read.range_bytes,
-                          .core_class = core_class_};
+                          .core_class = core_class_,
+                          .page_cache = read.page_cache};
   return memo_[key] = curve_.Throughput(shape) * issuer_factor_;
 }
 

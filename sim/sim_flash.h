@@ -73,7 +73,7 @@ class SimFlashDevice : public FlashDevice {
   int64_t bytes_read_ = 0;
   Nanos busy_;
   // Curve lookups by (request bytes, depth, sequential, range).
-  absl::flat_hash_map<std::tuple<int64_t, int, bool, int64_t>, double> memo_;
+  absl::flat_hash_map<std::tuple<int64_t, int, bool, int64_t, bool>, double> memo_;
 };
 
 }  // namespace sparseflash

@@ -239,7 +239,7 @@ INSTANTIATE_TEST_SUITE_P(Strategies, ReplayInACgroup, ::testing::Values("powerin
 TEST_F(CgroupReplay, LlamaCppReadsIntoItsWindowCacheWithinTheLimit) {
   constexpr int64_t kBudget = 96'000'000;
   std::vector<std::string> args = Replay("llamacpp", kBudget / 1'000'000);
-  args.insert(args.end(), {"--option", "read_ahead_kb=8192"});
+  args.insert(args.end(), {"--option", "read_ahead_kb=8192", "--option", "mmap=false"});
   nlohmann::json j;
   FinishUnderLimit(args, kBudget, &j);
   if (IsSkipped() || HasFatalFailure()) return;
@@ -266,8 +266,7 @@ TEST_F(CgroupReplay, MappedLlamaCppRereadsTheFileEveryTokenWithinTheLimit) {
   }
   absl::StatusOr<std::unique_ptr<MemoryCgroup>> group = MemoryCgroup::Create(kBudget);
   if (!group.ok()) GTEST_SKIP() << group.status();
-  std::vector<std::string> args = Replay("llamacpp", kBudget / 1'000'000);
-  args.insert(args.end(), {"--option", "mmap=true"});
+  std::vector<std::string> args = Replay("llamacpp", kBudget / 1'000'000);  // mmap by default
   const Outcome o = RunIn(**group, args, dir_);
   if (o.code == kCannotJoin) GTEST_SKIP() << "a child cannot join the cgroup here";
   ASSERT_EQ(o.code, 0) << "killed or failed under a limit equal to its budget:\n" << o.out;

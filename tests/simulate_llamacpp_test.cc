@@ -150,5 +150,47 @@ TEST(Simulate, LlamaCppReadAheadRunsOnAcrossMatrices) {
       << "a blocking first window per matrix at one window in flight would add about 25 %";
 }
 
+// llama.cpp maps its weights, so by default the kernel reads the windows and
+// they are priced from the profile's page-cache points (a calibrated profile
+// has them: the read-ahead of a mapped file); with mmap=false the engine reads
+// them itself, priced from its direct points. The plan, and so the bytes, is
+// the same.
+TEST(Simulate, LlamaCppPricesTheKernelsReadsFromPageCachePoints) {
+  auto run = [](const std::string& mmap) {
+    SimulationConfig c = Config("llamacpp", "bamboo-7b", "oneplus12");
+    c.ffn_resident = 0.3;
+    c.threads = 1;
+    c.options = {"page_cache=lru"};
+    if (!mmap.empty()) c.options.push_back("mmap=" + mmap);
+    c.device.flash.read_ahead_kb = 8192;
+    c.device.flash.max_request_kb = 4096;
+    c.device.flash.submit_overhead_ns = c.device.flash.resubmit_gap_ns = 0;
+    c.device.flash.points.clear();
+    for (bool sequential : {false, true}) {
+      c.device.flash.points.push_back({.request_bytes = 4 << 20,
+                                       .queue_depth = 8,
+                                       .sequential = sequential,
+                                       .throughput_bytes_per_s = 2000e6});
+    }
+    c.device.flash.points.push_back({.request_bytes = 4 << 20,
+                                     .queue_depth = 8,
+                                     .sequential = true,
+                                     .throughput_bytes_per_s = 1000e6,
+                                     .page_cache = true});
+    for (CoreClassSpec& k : c.device.cores) k.gemv_bytes_per_s *= 1000;  // I/O alone
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return std::pair{0.0, 0.0};
+    EXPECT_EQ(r->options.at("mmap"), mmap.empty() ? "true" : mmap);
+    const RunSummary s = Summarize(r->record);
+    return std::pair{s.latency_ms_mean, s.flash_bytes_per_token};
+  };
+  const auto [mapped_ms, mapped_bytes] = run("");
+  const auto [direct_ms, direct_bytes] = run("false");
+  ASSERT_GT(direct_ms, 0);
+  EXPECT_EQ(mapped_bytes, direct_bytes);
+  EXPECT_NEAR(mapped_ms / direct_ms, 2.0, 0.1) << "half the rate, twice the time";
+}
+
 }  // namespace
 }  // namespace sparseflash

@@ -48,7 +48,7 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
     if (!warm.ok()) return warm.status();
     r.weights_read_first = *warm;
   }
-  // llamacpp's mmap=true: the kernel pages the mapped file in, as for llama.cpp.
+  // llamacpp's mmap (its default): the kernel pages the mapped file in, as for llama.cpp.
   RealRunOptions run = ro;
   run.page_faults = setup->options.count("mmap") != 0 && setup->options.at("mmap") == "true";
   r.page_faults = run.page_faults;

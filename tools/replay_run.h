@@ -25,7 +25,7 @@ struct ReplayResult {
   // Of a --memory budget, what the process itself holds (PrepareRealRun); the
   // strategy, real and predicted, plans with the rest.
   int64_t process_bytes = 0;
-  // llamacpp with mmap=true: the kernel read the weights (page faults), so the
+  // llamacpp with mmap (its default): the kernel read the weights (page faults), so the
   // measured flash bytes are its count and hits and I/O stalls are not seen.
   bool page_faults = false;
   // The weight file's one read before the run (bytes 0: not read).

@@ -26,6 +26,7 @@ using calibration::CpuGhz;
 using calibration::CpuModel;
 using calibration::kKernelShape;
 using calibration::MeasureCopy;
+using calibration::MeasureDirectWindows;
 using calibration::MeasureDramRead;
 using calibration::MeasureFormats;
 using calibration::MeasureHandOff;
@@ -193,6 +194,14 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                         read_ahead->queue_depth));
   } else {
     say(absl::StrCat("kernel read-ahead not measured: ", read_ahead.status().message()));
+  }
+  absl::StatusOr<std::vector<FlashPoint>> windows =
+      MeasureDirectWindows(path, file_bytes, d.flash, seconds * 2, &notice, date);
+  if (!windows.ok()) return windows.status();
+  for (const FlashPoint& p : *windows) {
+    d.flash.points.push_back(p);
+    say(absl::StrFormat("the same windows read directly, %d KiB requests, %d in flight: %.1f MB/s",
+                        p.request_bytes >> 10, p.queue_depth, p.throughput_bytes_per_s / 1e6));
   }
   if (!notice.empty()) say(notice);
   FitMonotoneInDepth(d.flash.points);

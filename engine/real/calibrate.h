@@ -36,8 +36,8 @@ int BlockDeviceMaxRequestKb(const std::string& path);
 
 // A device's throughput does not fall when more reads are in flight, so for each
 // request size a measured dip in queue depth is noise: replaces the points of
-// each size by their least-squares non-decreasing fit over depth (pool adjacent
-// violators), noting the measured value in the point's source.
+// each size (and reader: direct or page cache) by their least-squares non-decreasing fit over depth
+// (pool adjacent violators), noting the measured value in the point's source.
 void FitMonotoneInDepth(std::vector<FlashPoint>& points);
 
 }  // namespace sparseflash

@@ -273,12 +273,21 @@ absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t fil
 // windows' requests in flight. Measured through the page cache itself, as a
 // mapped file is read, which is what such a reader gets from the device: the
 // median of three reads of `bytes`, at three places of a file of `file_bytes`.
+ReadAheadShape ReadAheadOf(const FlashSpec& flash) {
+  ReadAheadShape s;
+  s.window_bytes = int64_t{2} * flash.read_ahead_kb * 1024;
+  s.request_bytes = std::min<int64_t>(s.window_bytes, int64_t{flash.max_request_kb} * 1024);
+  s.requests_per_window =
+      static_cast<int>((s.window_bytes + s.request_bytes - 1) / s.request_bytes);
+  return s;
+}
+
 absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,
                                             int64_t bytes, const FlashSpec& flash,
                                             const std::string& date) {
-  const int64_t window = int64_t{2} * flash.read_ahead_kb * 1024;
-  const int64_t request = std::min<int64_t>(window, int64_t{flash.max_request_kb} * 1024);
-  const int per_window = static_cast<int>((window + request - 1) / request);
+  const ReadAheadShape shape = ReadAheadOf(flash);
+  const int64_t window = shape.window_bytes, request = shape.request_bytes;
+  const int per_window = shape.requests_per_window;
   std::vector<double> runs;
   for (int pass = 0; pass < 3; ++pass) {
     const int64_t offset = (file_bytes - bytes) / 2 * pass / 4096 * 4096;
@@ -293,7 +302,36 @@ absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t fil
                     .source = absl::StrCat("measured ", date, ": ", bytes >> 20,
                                            " MiB faulted in through a mapping advised "
                                            "POSIX_FADV_SEQUENTIAL (read-ahead windows of ",
-                                           window >> 10, " KiB), median of 3")};
+                                           window >> 10, " KiB), median of 3"),
+                    .page_cache = true};
+}
+
+absl::StatusOr<std::vector<FlashPoint>> MeasureDirectWindows(const std::string& path,
+                                                             int64_t file_bytes,
+                                                             const FlashSpec& flash, double seconds,
+                                                             std::string* notice,
+                                                             const std::string& date) {
+  const ReadAheadShape shape = ReadAheadOf(flash);
+  std::vector<FlashPoint> points;
+  for (int windows : {1, 2}) {
+    const int depth = windows * shape.requests_per_window;
+    std::vector<double> runs;
+    int batch_reads = 0;
+    for (int pass = 0; pass < 3; ++pass) {
+      absl::StatusOr<double> tp = MeasureReads(path, file_bytes, shape.request_bytes, depth, true,
+                                               seconds, notice, &batch_reads);
+      if (!tp.ok()) return tp.status();
+      runs.push_back(*tp);
+    }
+    points.push_back({.request_bytes = shape.request_bytes,
+                      .queue_depth = depth,
+                      .sequential = true,
+                      .throughput_bytes_per_s = calibration::Median(runs),
+                      .source = absl::StrCat("measured ", date, ": O_DIRECT, ", windows,
+                                             " read-ahead window(s) of ", shape.window_bytes >> 10,
+                                             " KiB in flight, median of 3")});
+  }
+  return points;
 }
 
 // The whole MiBs of an existing file to measure, at least 256 of them.
@@ -313,9 +351,9 @@ absl::StatusOr<int64_t> ReadableFileBytes(const std::string& path) {
 using calibration::BlockQueueKb;
 
 void FitMonotoneInDepth(std::vector<FlashPoint>& points) {
-  std::map<std::tuple<int64_t, bool, int64_t>, std::vector<FlashPoint*>> series;
+  std::map<std::tuple<int64_t, bool, int64_t, bool>, std::vector<FlashPoint*>> series;
   for (FlashPoint& p : points) {
-    series[{p.request_bytes, p.sequential, p.range_bytes}].push_back(&p);
+    series[{p.request_bytes, p.sequential, p.range_bytes, p.page_cache}].push_back(&p);
   }
   for (auto& [key, s] : series) {
     std::sort(s.begin(), s.end(), [](const FlashPoint* a, const FlashPoint* b) {

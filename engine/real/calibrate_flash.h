@@ -40,6 +40,15 @@ absl::StatusOr<double> MeasureSubmitOverheadNs(const std::string& path, int64_t 
 absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t file_bytes,
                                             double seconds, std::string* notice);
 
+// The windows llamacpp reads (mapped, llama.cpp's POSIX_FADV_SEQUENTIAL doubles
+// the device's read-ahead) and the requests the kernel sends each as.
+struct ReadAheadShape {
+  int64_t window_bytes = 0;
+  int64_t request_bytes = 0;
+  int requests_per_window = 1;
+};
+ReadAheadShape ReadAheadOf(const FlashSpec& flash);
+
 // The kernel's read-ahead as llamacpp plans it (windows of twice the device's
 // read-ahead, each sent as requests of at most the device's largest request,
 // two windows in flight), measured through the page cache as a mapped file is
@@ -47,5 +56,14 @@ absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t fil
 absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,
                                             int64_t bytes, const FlashSpec& flash,
                                             const std::string& date);
+
+// The same windows read directly (O_DIRECT, sequential requests of the
+// read-ahead's size), one window's requests in flight and two: what llamacpp
+// with mmap=false reads, a point of the direct reader at each depth.
+absl::StatusOr<std::vector<FlashPoint>> MeasureDirectWindows(const std::string& path,
+                                                             int64_t file_bytes,
+                                                             const FlashSpec& flash, double seconds,
+                                                             std::string* notice,
+                                                             const std::string& date);
 
 }  // namespace sparseflash::calibration

@@ -119,6 +119,32 @@ TEST(Calibrate, FlashPointsAreMadeMonotoneInDepth) {
   EXPECT_TRUE(points[5].source.empty());
 }
 
+// The kernel's read-ahead through a mapping and the engine's own O_DIRECT reads
+// of the same windows are two readers: a slower page-cache point at a depth
+// does not pull the direct points at that size down, nor they it up.
+TEST(Calibrate, ReadersAreFittedApart) {
+  std::vector<FlashPoint> points = {{.request_bytes = 4 << 20,
+                                     .queue_depth = 4,
+                                     .sequential = true,
+                                     .throughput_bytes_per_s = 1900e6},
+                                    {.request_bytes = 4 << 20,
+                                     .queue_depth = 8,
+                                     .sequential = true,
+                                     .throughput_bytes_per_s = 2000e6},
+                                    {.request_bytes = 4 << 20,
+                                     .queue_depth = 8,
+                                     .sequential = true,
+                                     .throughput_bytes_per_s = 1800e6,
+                                     .page_cache = true}};
+  FitMonotoneInDepth(points);
+  EXPECT_DOUBLE_EQ(points[0].throughput_bytes_per_s, 1900e6);
+  EXPECT_DOUBLE_EQ(points[1].throughput_bytes_per_s, 2000e6);
+  EXPECT_DOUBLE_EQ(points[2].throughput_bytes_per_s, 1800e6);
+  points[2].page_cache = false;  // one reader: the dip at depth 8 is pooled
+  FitMonotoneInDepth(points);
+  EXPECT_LT(points[1].throughput_bytes_per_s, 2000e6);
+}
+
 // The read-ahead and the largest request calibration records are the ones the
 // kernel reports for the device holding the file, where it reports them.
 TEST(Calibrate, ReadAheadAndLargestRequestAreTheBlockDevicesOwn) {

@@ -15,6 +15,10 @@
 // sends a window as requests of at most the device's largest request
 // (`max_request_kb`, /sys/block/DEV/queue/max_sectors_kb), all in flight
 // together: the device's queue holds the faulting threads' windows' requests.
+// Those reads are the kernel's (`mmap`, true: as llama.cpp maps its weights),
+// priced from the profile's page-cache points where it has them; with
+// mmap=false a real run reads the same windows itself with O_DIRECT, priced
+// from the direct points.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -28,9 +32,10 @@ namespace {
 class LlamaCpp : public Strategy {
  public:
   LlamaCpp(const StrategyContext& ctx, int threads, int64_t window, int64_t max_request,
-           std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
+           bool mapped, std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
       : ctx_(ctx),
         threads_(threads),
+        mapped_(mapped),
         window_(window),
         request_(std::min(window, max_request)),
         requests_per_window_(static_cast<int32_t>((window + request_ - 1) / request_)),
@@ -57,7 +62,8 @@ class LlamaCpp : public Strategy {
     // mmap: a layer's pages fault in when its compute touches them.
     const LayerReads reads{.bytes_per_layer = static_cast<int64_t>((1 - resident) * layer_stride_),
                            .request_bytes = window_,
-                           .lookahead_layers = 0};
+                           .lookahead_layers = 0,
+                           .page_cache = mapped_};
     return PlanDensePrefill(costs_, tokens, ComputeUnit::kCpu, threads_, reads, plan);
   }
 
@@ -156,7 +162,8 @@ class LlamaCpp : public Strategy {
                    .max_in_flight = requests_per_window_,
                    .sequential = true,
                    .range_bytes = FileBytes(),
-                   .fills_cache = true};
+                   .fills_cache = true,
+                   .page_cache = mapped_};
     const NodeId first = plan->Read(read, {read_after != kNoNode ? read_after : after});
     *first_read = first;
     NodeId streamed = first;
@@ -176,6 +183,7 @@ class LlamaCpp : public Strategy {
 
   StrategyContext ctx_;
   int threads_;
+  bool mapped_;  // the kernel reads the windows (mmap)
   int64_t window_;
   int64_t request_;              // the bytes of one request (at most the device's largest)
   int32_t requests_per_window_;  // requests a window's read is split into
@@ -205,9 +213,10 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   const bool fadvise_sequential = opt.Bool("fadvise_sequential", true);
   // The device's largest request: a larger window goes out as several.
   const int max_request_kb = opt.Int("max_request_kb", ctx.max_request_kb, 4, 1 << 20);
-  // Real runs only: map the weight file and let the kernel page it in
-  // (RealRunOptions::page_faults); the plan, and so the simulation, is the same.
-  (void)opt.Bool("mmap", false);
+  // Map the weight file and let the kernel page it in, as llama.cpp does (real
+  // runs: RealRunOptions::page_faults); false: read the windows with O_DIRECT.
+  // The plan is the same; only the flash points that price its reads differ.
+  const bool mapped = opt.Bool("mmap", true);
   const int64_t window = int64_t{read_ahead_kb} * 1024 * (fadvise_sequential ? 2 : 1);
   // The kernel's page cache: strict LRU, or refault-protected ("mglru", the
   // multi-generational LRU of Android's kernels); the device's by default.
@@ -242,7 +251,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
   if (!cache.ok()) return cache.status();
   return std::unique_ptr<Strategy>(new LlamaCpp(
-      ctx, threads, window, int64_t{max_request_kb} * 1024, *std::move(cache),
+      ctx, threads, window, int64_t{max_request_kb} * 1024, mapped, *std::move(cache),
       {.resident_bytes = anonymous, .cache_bytes = cache_bytes, .reads_fill_cache = true}));
 }
 
