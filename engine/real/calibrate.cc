@@ -183,8 +183,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
     say(absl::StrFormat("kernel's largest request not readable for %s: the Linux default %d KiB",
                         o.scratch_dir, kDefaultMaxRequestKb));
   }
-  absl::StatusOr<FlashPoint> read_ahead =
-      MeasureReadAhead(path, file_bytes, file_bytes / 4, d.flash, date);
+  absl::StatusOr<FlashPoint> read_ahead = MeasureReadAhead(
+      path, file_bytes, std::min(file_bytes / 4, int64_t{512} << 20), d.flash, date);
   if (read_ahead.ok()) {
     d.flash.points.push_back(*read_ahead);
     say(

@@ -52,7 +52,7 @@ ReadAheadShape ReadAheadOf(const FlashSpec& flash);
 // The kernel's read-ahead as llamacpp plans it (windows of twice the device's
 // read-ahead, each sent as requests of at most the device's largest request,
 // two windows in flight), measured through the page cache as a mapped file is
-// read: the median of three reads of `bytes` at three places of the file.
+// read: the median of reads of `bytes` at seven places spread over the file.
 absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,
                                             int64_t bytes, const FlashSpec& flash,
                                             const std::string& date);

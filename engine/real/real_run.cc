@@ -20,8 +20,14 @@ namespace {
 
 using Buffer = std::unique_ptr<uint8_t, FreeDeleter>;
 
-// Read buffers: the read fills them, so they are not touched first.
+// Read buffers: the read fills them, so they are not touched first. Those of a
+// huge page or more are weight memory (huge pages where the kernel has them):
+// an O_DIRECT read larger than the device's segment limit (max_segments pages
+// of 4 KiB: 254 on a virtio disk, under 1 MiB) into scattered 4 KiB pages is
+// split into several requests, into contiguous huge pages it is not, as the
+// window cache's reads and the calibration's are not.
 Buffer Allocate(int64_t bytes) {
+  if (bytes >= WeightMemoryBytes(1)) return AllocateWeightMemory(bytes);
   void* p = nullptr;
   if (posix_memalign(&p, 4096, std::max<int64_t>(bytes, 4096)) != 0) return nullptr;
   return Buffer(static_cast<uint8_t*>(p));
