@@ -165,7 +165,8 @@ int RunReplay(const ReplayArgs& a) {
   if (r->page_faults) {
     absl::PrintF(
         "  mapped: the kernel read the weights (page faults and its read-ahead); flash bytes "
-        "are its count over all %zu tokens; hits and I/O stalls happen inside compute, unseen\n",
+        "are its count over all %zu tokens; hits and I/O stalls happen inside compute, unseen "
+        "(--option mmap=false reads the windows with O_DIRECT instead)\n",
         real->record.tokens.size());
   } else {
     PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,

@@ -26,12 +26,16 @@ TEST(ReadFileOnce, ReadsTheWholeFileFromStorageNotThePageCache) {
       ReadFileOnce(path, [&](int64_t done) { reported.push_back(done); });
   const int64_t after = ProcessStorageReadBytes();
   ASSERT_TRUE(w.ok()) << w.status();
-  if (!w->direct) GTEST_SKIP() << ::testing::TempDir() << " refuses O_DIRECT";
+  if (!w->direct) {
+    GTEST_SKIP() << ::testing::TempDir() << " refuses O_DIRECT";
+  }
   EXPECT_EQ(w->bytes, size);
   EXPECT_GT(w->seconds, 0);
   EXPECT_TRUE(reported.empty());  // progress comes every GiB
   // Past the page cache: the kernel counts the reads as this process's.
-  if (before >= 0) EXPECT_GE(after - before, size - 4096);
+  if (before >= 0) {
+    EXPECT_GE(after - before, size - 4096);
+  }
 }
 
 TEST(ReadFileOnce, NamesAFileItCannotOpen) {
