@@ -83,9 +83,8 @@ void SimFlashDevice::Reschedule() {
     return active_[i].read.request_bytes == active_[j].read.request_bytes &&
            active_[i].read.sequential == active_[j].read.sequential;
   };
-  double bytes_per_s = 0, reads_per_s = 0, busy = 0;
+  double bytes_per_s = 0, reads_per_s = 0;
   bool mixed = false;
-  const int all_slots = std::max(1, command_queue_depth_);
   for (size_t i = 0; i < active_.size(); ++i) {
     double class_weight = 0;
     for (size_t j = 0; j < active_.size(); ++j) {
@@ -100,9 +99,12 @@ void SimFlashDevice::Reschedule() {
     b.rate = Throughput(b.read, depth) * weight[i] / class_weight;
     bytes_per_s += b.rate;
     reads_per_s += b.rate / b.read.request_bytes;
-    busy += b.rate / Throughput(b.read, all_slots);
   }
   if (mixed && ceiling_bytes_per_s_ > 0 && ceiling_reads_per_s_ > 0) {
+    double busy = 0;
+    for (const Batch& b : active_) {
+      busy += b.rate / Throughput(b.read, std::max(1, command_queue_depth_));
+    }
     const double scale = std::min(
         {1.0, 1.0 / busy, ceiling_bytes_per_s_ / bytes_per_s, ceiling_reads_per_s_ / reads_per_s});
     for (Batch& b : active_) b.rate *= scale;
