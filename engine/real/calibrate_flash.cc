@@ -270,12 +270,7 @@ absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t fil
 // mapped file is read, which is what such a reader gets from the device: the
 // median of reads of `bytes` at seven places spread over a file of `file_bytes`.
 ReadAheadShape ReadAheadOf(const FlashSpec& flash) {
-  ReadAheadShape s;
-  s.window_bytes = int64_t{2} * flash.read_ahead_kb * 1024;
-  s.request_bytes = std::min<int64_t>(s.window_bytes, int64_t{flash.max_request_kb} * 1024);
-  s.requests_per_window =
-      static_cast<int>((s.window_bytes + s.request_bytes - 1) / s.request_bytes);
-  return s;
+  return PlanReadAhead(flash.read_ahead_kb, /*fadvise_sequential=*/true, flash.max_request_kb);
 }
 
 absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,

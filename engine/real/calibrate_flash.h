@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "devices/device_profile.h"
+#include "engine/read_ahead.h"
 
 namespace sparseflash::calibration {
 
@@ -40,13 +41,9 @@ absl::StatusOr<double> MeasureSubmitOverheadNs(const std::string& path, int64_t 
 absl::StatusOr<double> MeasureResubmitGapNs(const std::string& path, int64_t file_bytes,
                                             double seconds, std::string* notice);
 
-// The windows llamacpp reads (mapped, llama.cpp's POSIX_FADV_SEQUENTIAL doubles
-// the device's read-ahead) and the requests the kernel sends each as.
-struct ReadAheadShape {
-  int64_t window_bytes = 0;
-  int64_t request_bytes = 0;
-  int requests_per_window = 1;
-};
+// The windows llamacpp reads from this device (mapped, llama.cpp's
+// POSIX_FADV_SEQUENTIAL doubles the device's read-ahead) and the requests the
+// kernel sends each as.
 ReadAheadShape ReadAheadOf(const FlashSpec& flash);
 
 // The kernel's read-ahead as llamacpp plans it (windows of twice the device's

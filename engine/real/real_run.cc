@@ -91,7 +91,8 @@ class ReadBufferPool {
   static constexpr int64_t kArenaBytes = int64_t{8} << 20;
 
   uint8_t* Take(uint64_t tag, int64_t bytes) {
-    if (!arena_) {
+    if (!arena_tried_) {  // once: where it fails, every batch gets a buffer of its own
+      arena_tried_ = true;
       arena_ = AllocateWeightMemory(kArenaBytes);
       if (arena_) zone_ = FillZone(arena_.get(), kArenaBytes);
     }
@@ -123,6 +124,7 @@ class ReadBufferPool {
   }
 
  private:
+  bool arena_tried_ = false;
   WeightMemory arena_;
   FillZone zone_;
   std::multimap<int64_t, Buffer> free_;                  // by capacity

@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/layer_costs.h"
 #include "engine/neuron_cache.h"
+#include "engine/read_ahead.h"
 #include "engine/strategies/strategies.h"
 
 namespace sparseflash {
@@ -31,14 +32,14 @@ namespace {
 
 class LlamaCpp : public Strategy {
  public:
-  LlamaCpp(const StrategyContext& ctx, int threads, int64_t window, int64_t max_request,
-           bool mapped, std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
+  LlamaCpp(const StrategyContext& ctx, int threads, const ReadAheadShape& windows, bool mapped,
+           std::unique_ptr<NeuronCache> cache, MemoryPlan memory)
       : ctx_(ctx),
         threads_(threads),
         mapped_(mapped),
-        window_(window),
-        request_(std::min(window, max_request)),
-        requests_per_window_(static_cast<int32_t>((window + request_ - 1) / request_)),
+        window_(windows.window_bytes),
+        request_(windows.request_bytes),
+        requests_per_window_(windows.requests_per_window),
         cache_(std::move(cache)),
         memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)) {
@@ -217,7 +218,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   // runs: RealRunOptions::page_faults); false: read the windows with O_DIRECT.
   // The plan is the same; only the flash points that price its reads differ.
   const bool mapped = opt.Bool("mmap", true);
-  const int64_t window = int64_t{read_ahead_kb} * 1024 * (fadvise_sequential ? 2 : 1);
+  const ReadAheadShape windows = PlanReadAhead(read_ahead_kb, fadvise_sequential, max_request_kb);
+  const int64_t window = windows.window_bytes;
   // The kernel's page cache: strict LRU, or refault-protected ("mglru", the
   // multi-generational LRU of Android's kernels); the device's by default.
   const std::string page_cache = opt.String("page_cache", ctx.page_cache);
@@ -251,7 +253,7 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
   absl::StatusOr<std::unique_ptr<NeuronCache>> cache = NeuronCache::Create(co);
   if (!cache.ok()) return cache.status();
   return std::unique_ptr<Strategy>(new LlamaCpp(
-      ctx, threads, window, int64_t{max_request_kb} * 1024, mapped, *std::move(cache),
+      ctx, threads, windows, mapped, *std::move(cache),
       {.resident_bytes = anonymous, .cache_bytes = cache_bytes, .reads_fill_cache = true}));
 }
 
