@@ -102,6 +102,10 @@ class FlashDevice {
   // Bytes transferred and time the device was busy (at least one read in flight).
   virtual int64_t bytes_read() const = 0;
   virtual Nanos busy_time() const = 0;
+  // Reads in flight integrated over time (a read-nanosecond per nanosecond a
+  // read is outstanding): over busy_time(), the mean queue depth the device
+  // was given. Zero where the device does not know it (page faults).
+  virtual Nanos in_flight_time() const { return Nanos(); }
 };
 
 class ComputeBackend {

@@ -99,6 +99,25 @@ std::vector<std::pair<uint64_t, int64_t>> FinishTimes(const DeviceProfile& devic
 // and they share the device's time: each keeps the device busy for its rate
 // over its rate alone with every slot (1200 MB/s large, 400 small), and those
 // parts add up to one.
+// The queue depth the device was given, as a real device counts it: each
+// batch holds its limit of reads (or all it has left), and together at most
+// the device's command queue.
+TEST(SimFlashDepth, ReadsInFlightAreEachBatchsLimitUpToTheCommandQueue) {
+  auto mean_depth = [](std::vector<FlashRead> reads) {
+    EventQueue q;
+    SimFlashDevice flash(&q, ToyDevice(), "");  // a command queue of 32
+    Recorder r(&q);
+    flash.SetSink(&r);
+    for (const FlashRead& read : reads) flash.Submit(read);
+    q.Run();
+    return static_cast<double>(flash.in_flight_time().ns) / flash.busy_time().ns;
+  };
+  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 8, 4)}), 4);
+  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 2, 4)}), 2);  // only two to read
+  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 8, 4), Read(2, 250000, 8, 4)}), 8);
+  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 8192, 64, 32), Read(2, 8192, 64, 32)}), 32);
+}
+
 TEST(SimFlashMix, EachRequestSizeKeepsItsOwnCurveAndTheyShareTheDevicesTime) {
   const DeviceProfile d = CurveDevice({{4096, 1, false, 40},
                                        {4096, 32, false, 400},

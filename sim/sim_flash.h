@@ -40,6 +40,7 @@ class SimFlashDevice : public FlashDevice {
   void Submit(const FlashRead& read) override;
   int64_t bytes_read() const override { return bytes_read_; }
   Nanos busy_time() const override { return busy_; }
+  Nanos in_flight_time() const override { return Nanos{static_cast<int64_t>(in_flight_ns_)}; }
 
  private:
   struct Batch {
@@ -72,6 +73,8 @@ class SimFlashDevice : public FlashDevice {
   uint64_t generation_ = 0;
   int64_t bytes_read_ = 0;
   Nanos busy_;
+  double slots_in_use_ = 0;  // reads the device holds now (at most its command queue)
+  double in_flight_ns_ = 0;  // slots_in_use_ integrated over time
   // Curve lookups by (request bytes, depth, sequential, range).
   absl::flat_hash_map<std::tuple<int64_t, int, bool, int64_t, bool>, double> memo_;
 };

@@ -171,6 +171,7 @@ int RunReplay(const ReplayArgs& a) {
   } else {
     PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,
              p.flash_throughput_bytes_per_s / 1e6, "MB/s");
+    PrintRow("reads in flight (mean)", m.flash_queue_depth, p.flash_queue_depth, "");
     PrintRow("I/O stall share", m.io_stall_share, p.io_stall_share, "");
   }
   // Where a token's time goes on its critical path, part by part: a total that

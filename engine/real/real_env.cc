@@ -46,6 +46,7 @@ class RealFlashBase : public FlashDevice {
   void SetSink(CompletionSink* sink) override { sink_ = sink; }
   int64_t bytes_read() const override { return counters_.bytes(); }
   Nanos busy_time() const override { return counters_.busy(); }
+  Nanos in_flight_time() const override { return counters_.in_flight_time(); }
 
  protected:
   // Called on a device thread when every read of `job` has finished.
@@ -114,8 +115,10 @@ class PreadFlashDevice : public RealFlashBase {
         ++p.job->in_flight;
       }
       const FlashRead& r = p.job->read;
+      counters_.Reads(SteadyNs(), 1);
       ssize_t n =
           pread(fd_, Destination(*p.job, p.index), r.request_bytes, r.target->offsets[p.index]);
+      counters_.Reads(SteadyNs(), -1);
       std::unique_ptr<Job> finished;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -215,7 +218,10 @@ class UringFlashDevice : public RealFlashBase {
         cv_.wait(lock, [this] { return stop_ || !pending_.empty() || in_flight_ > 0; });
         if (stop_ && in_flight_ == 0) return;
       }
-      if (Fill() > 0) io_uring_submit(&ring_);
+      if (const int added = Fill(); added > 0) {
+        io_uring_submit(&ring_);
+        counters_.Reads(SteadyNs(), added);
+      }
       if (in_flight_ == 0) continue;
       io_uring_cqe* cqe = nullptr;
       if (io_uring_wait_cqe(&ring_, &cqe) < 0) continue;
@@ -223,6 +229,7 @@ class UringFlashDevice : public RealFlashBase {
         Job* job = static_cast<Job*>(io_uring_cqe_get_data(cqe));
         if (cqe->res != job->read.request_bytes) job->ok = false;
         io_uring_cqe_seen(&ring_, cqe);
+        counters_.Reads(SteadyNs(), -1);  // before Complete: the batch may be finished there
         Complete(job);
       } while (io_uring_peek_cqe(&ring_, &cqe) == 0);
     }
@@ -281,6 +288,18 @@ void DeviceCounters::End(int64_t now_ns, int64_t bytes) {
   std::lock_guard<std::mutex> lock(mu_);
   bytes_ += bytes;
   if (--in_flight_ == 0) busy_ns_ += now_ns - since_ns_;
+}
+
+void DeviceCounters::Reads(int64_t now_ns, int delta) {
+  std::lock_guard<std::mutex> lock(mu_);
+  read_ns_ += static_cast<double>(reads_) * static_cast<double>(now_ns - reads_since_ns_);
+  reads_ += delta;
+  reads_since_ns_ = now_ns;
+}
+
+Nanos DeviceCounters::in_flight_time() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Nanos{static_cast<int64_t>(read_ns_)};
 }
 
 Nanos DeviceCounters::busy() const {

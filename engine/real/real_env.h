@@ -32,16 +32,22 @@ class RealClock : public Clock {
 // Bytes and busy time shared by the real devices (updated from their threads).
 class DeviceCounters {
  public:
-  void Begin(int64_t now_ns);  // a read starts
+  void Begin(int64_t now_ns);  // a batch starts
   void End(int64_t now_ns, int64_t bytes);
+  // `delta` reads went to the device (positive) or came back (negative).
+  void Reads(int64_t now_ns, int delta);
   int64_t bytes() const { return bytes_.load(); }
   Nanos busy() const;
+  Nanos in_flight_time() const;  // reads in flight integrated over time
 
  private:
   mutable std::mutex mu_;
-  int in_flight_ = 0;
+  int in_flight_ = 0;  // batches
   int64_t since_ns_ = 0;
   int64_t busy_ns_ = 0;
+  int reads_ = 0;  // reads at the device
+  int64_t reads_since_ns_ = 0;
+  double read_ns_ = 0;
   std::atomic<int64_t> bytes_{0};
 };
 
@@ -87,6 +93,7 @@ class FaultInjectingFlashDevice : public FlashDevice, public CompletionSink {
   void Submit(const FlashRead& read) override;
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
+  Nanos in_flight_time() const override { return inner_->in_flight_time(); }
   void OnReadDone(uint64_t tag, bool ok) override;
   void OnComputeDone(uint64_t tag) override {}
 
@@ -123,6 +130,7 @@ class TracingFlashDevice : public FlashDevice, public CompletionSink {
   }
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
+  Nanos in_flight_time() const override { return inner_->in_flight_time(); }
   void OnReadDone(uint64_t tag, bool ok) override {
     for (Entry& e : entries_) {
       if (e.tag == tag && !e.done) {

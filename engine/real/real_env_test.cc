@@ -85,6 +85,41 @@ TEST_P(RealDevices, ReadPastTheEndFails) {
   std::free(buffer);
 }
 
+// The device counts the reads it holds over time: never more than a batch may
+// have in flight, and some while it is busy.
+TEST_P(RealDevices, CountTheReadsTheyHoldInFlight) {
+  CompletionQueue queue;
+  std::string notice;
+  auto dev =
+      OpenFlashDevice({.path = PageFile(), .queue_depth = 8, .io = GetParam()}, &queue, &notice);
+  ASSERT_TRUE(dev.ok()) << dev.status();
+  Sink sink;
+  (*dev)->SetSink(&sink);
+  void* buffer = nullptr;
+  ASSERT_EQ(posix_memalign(&buffer, 4096, 16 * 4096), 0);
+  auto target = std::make_shared<ReadTarget>();
+  for (int i = 0; i < 16; ++i) target->offsets.push_back(int64_t{15 - i} * 4096);
+  target->buffer = static_cast<uint8_t*>(buffer);
+  (*dev)->Submit(
+      {.tag = 3, .request_bytes = 4096, .count = 16, .max_in_flight = 2, .target = target});
+  while (sink.reads.empty()) queue.Pop()();
+  ASSERT_TRUE(sink.reads[0].second);
+  const int64_t busy = (*dev)->busy_time().ns, held = (*dev)->in_flight_time().ns;
+  EXPECT_GT(held, 0);
+  EXPECT_LE(held, 2 * busy) << "held " << held << " ns of reads in " << busy << " ns";
+  std::free(buffer);
+}
+
+TEST(DeviceCounters, IntegrateTheReadsInFlightOverTime) {
+  DeviceCounters c;
+  c.Reads(1000, 2);
+  c.Reads(1010, -1);  // two for 10 ns
+  c.Reads(1030, -1);  // one for 20 ns
+  c.Reads(5000, 3);   // none for the gap
+  c.Reads(5005, -3);  // three for 5 ns
+  EXPECT_EQ(c.in_flight_time().ns, 2 * 10 + 20 + 15);
+}
+
 INSTANTIATE_TEST_SUITE_P(Backends, RealDevices, ::testing::Values("auto", "pread"));
 
 TEST(RealDevices, MissingFileNamesIt) {
