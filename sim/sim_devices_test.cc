@@ -112,10 +112,18 @@ TEST(SimFlashDepth, ReadsInFlightAreEachBatchsLimitUpToTheCommandQueue) {
     q.Run();
     return static_cast<double>(flash.in_flight_time().ns) / flash.busy_time().ns;
   };
-  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 8, 4)}), 4);
-  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 2, 4)}), 2);  // only two to read
-  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 8, 4), Read(2, 250000, 8, 4)}), 8);
-  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 8192, 64, 32), Read(2, 8192, 64, 32)}), 32);
+  // The toy device reads at the same rate at any depth, so each read's worth
+  // of time is spent at the depth of the reads then left. Eight reads, four at
+  // a time: four in flight while 8 to 4 are left, then 4, 3, 2 and 1:
+  // (4 x 4 + 4 + 3 + 2 + 1) / 8.
+  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 8, 4)}), 26.0 / 8);
+  EXPECT_DOUBLE_EQ(mean_depth({Read(1, 250000, 2, 4)}), 1.5);  // 2, then 1
+  // Two batches of 64, 32 each at a time, under a command queue of 32: 32 in
+  // flight until each has 16 left, then twice what each has left.
+  double tail = 0;
+  for (int left = 16; left >= 1; --left) tail += 2.0 * (2 * left);
+  EXPECT_NEAR(mean_depth({Read(1, 8192, 64, 32), Read(2, 8192, 64, 32)}), (96 * 32 + tail) / 128,
+              1e-3);
 }
 
 TEST(SimFlashMix, EachRequestSizeKeepsItsOwnCurveAndTheyShareTheDevicesTime) {
@@ -143,10 +151,13 @@ TEST(SimFlashMix, EachRequestSizeKeepsItsOwnCurveAndTheyShareTheDevicesTime) {
 
 // Two small sizes at 16 reads in flight each: together they would issue more
 // reads per second than the device ever served (97,656 at 4 KiB, depth 32), so
-// both slow down by the same factor and finish together.
+// both slow down by the same factor and finish together. (Each rate is the
+// same at any depth up to 16, so the batches' draining tails keep it.)
 TEST(SimFlashMix, MixedSizesStayUnderTheDevicesReadsPerSecond) {
-  const DeviceProfile d = CurveDevice({{4096, 16, false, 300},
+  const DeviceProfile d = CurveDevice({{4096, 1, false, 300},
+                                       {4096, 16, false, 300},
                                        {4096, 32, false, 400},
+                                       {8192, 1, false, 600},
                                        {8192, 16, false, 600},
                                        {8192, 32, false, 800}});
   const std::vector<std::pair<uint64_t, int64_t>> done =

@@ -66,9 +66,7 @@ void SimFlashDevice::Reschedule() {
   weight.resize(active_.size());
   double total_weight = 0;
   for (size_t i = 0; i < active_.size(); ++i) {
-    const Batch& b = active_[i];
-    const double reads_left = std::ceil(std::max(0.0, b.remaining) / b.read.request_bytes);
-    weight[i] = std::max(1.0, std::min<double>(reads_left, std::max(1, b.read.max_in_flight)));
+    weight[i] = InFlight(active_[i]);
     total_weight += weight[i];
   }
   // Reads of one request size (and order) share the queue slots they hold:
@@ -112,15 +110,38 @@ void SimFlashDevice::Reschedule() {
         {1.0, 1.0 / busy, ceiling_bytes_per_s_ / bytes_per_s, ceiling_reads_per_s_ / reads_per_s});
     for (Batch& b : active_) b.rate *= scale;
   }
+  // The next change: a batch finishes, or one in its tail has a read fewer in
+  // flight (its depth, and so every batch's rate, changes with it).
   double soonest = -1;
   for (const Batch& b : active_) {
-    const double t = std::max(0.0, b.remaining) / b.rate;
+    double t = std::max(0.0, b.remaining) / b.rate;
+    // Its depth falls by one when the reads left fall below it.
+    if (const double depth = InFlight(b); Drains(b) && depth > 1) {
+      t = std::min(t, (b.remaining - (depth - 1) * b.read.request_bytes) / b.rate);
+    }
     if (soonest < 0 || t < soonest) soonest = t;
   }
   const uint64_t generation = generation_;
   const Nanos at = queue_->now() + Nanos{static_cast<int64_t>(std::ceil(soonest * 1e9))};
   queue_->At(
       at, [this, generation] { OnEvent(generation); }, "flash");
+}
+
+// Reads of the batch not yet finished, counting a partly transferred read
+// (within a millionth of a read: the fluid transfer's rounding).
+double SimFlashDevice::ReadsLeft(const Batch& b) {
+  return std::ceil(std::max(0.0, b.remaining) / b.read.request_bytes - 1e-6);
+}
+
+// A batch holds its limit of reads in flight, or as many as it has left: its
+// tail drains, a read at a time. Not so the kernel's read-ahead of a mapped
+// file (page_cache): it sends the next window when the reader reaches the
+// current one's marker page, before the tail, so its stream holds its depth.
+bool SimFlashDevice::Drains(const Batch& b) { return !b.read.page_cache; }
+
+double SimFlashDevice::InFlight(const Batch& b) {
+  const double limit = std::max(1, b.read.max_in_flight);
+  return Drains(b) ? std::max(1.0, std::min(ReadsLeft(b), limit)) : limit;
 }
 
 double SimFlashDevice::Throughput(const FlashRead& read, int depth) {

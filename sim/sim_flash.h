@@ -54,6 +54,9 @@ class SimFlashDevice : public FlashDevice {
   void Start(const FlashRead& read);  // the device takes the batch
   void OnEvent(uint64_t generation);
   double Throughput(const FlashRead& read, int depth);
+  static double ReadsLeft(const Batch& b);
+  static double InFlight(const Batch& b);
+  static bool Drains(const Batch& b);
 
   EventQueue* queue_;
   FlashCurve curve_;
