@@ -92,7 +92,8 @@ void Engine::Snapshot() {
   step_start_ = env_.clock->Now();
   flash_bytes_at_start_ = env_.flash->bytes_read();
   flash_busy_at_start_ = env_.flash->busy_time();
-  flash_in_flight_at_start_ = env_.flash->in_flight_time();
+  flash_offered_at_start_ = env_.flash->offered_time();
+  flash_held_at_start_ = env_.flash->held_time();
   counters_at_start_ = strategy_->counters();
 }
 
@@ -192,7 +193,8 @@ StepRecord Engine::Measure() const {
   r.cache_accesses = c.accesses - counters_at_start_.accesses;
   r.flash_bytes = env_.flash->bytes_read() - flash_bytes_at_start_;
   r.flash_busy = env_.flash->busy_time() - flash_busy_at_start_;
-  r.flash_in_flight = env_.flash->in_flight_time() - flash_in_flight_at_start_;
+  r.flash_offered = env_.flash->offered_time() - flash_offered_at_start_;
+  r.flash_held = env_.flash->held_time() - flash_held_at_start_;
   r.nodes = nodes.size();
   for (const WorkNode& n : nodes) {
     if (n.type == NodeType::kCompute) r.compute_bytes += n.task.bytes;

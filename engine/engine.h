@@ -39,7 +39,10 @@ struct StepRecord {
   uint64_t cache_accesses = 0;
   int64_t flash_bytes = 0;
   Nanos flash_busy;
-  Nanos flash_in_flight;  // reads in flight integrated over the step (FlashDevice::in_flight_time)
+  // Reads offered to and held by the device, integrated over the step
+  // (FlashDevice::offered_time, held_time).
+  Nanos flash_offered;
+  Nanos flash_held;
   uint64_t nodes = 0;
   int64_t compute_bytes = 0;  // DRAM bytes the step's compute tasks streamed
 };
@@ -93,7 +96,8 @@ class Engine : public CompletionSink {
   Nanos step_start_;
   int64_t flash_bytes_at_start_ = 0;
   Nanos flash_busy_at_start_;
-  Nanos flash_in_flight_at_start_;
+  Nanos flash_offered_at_start_;
+  Nanos flash_held_at_start_;
   CacheCounters counters_at_start_;
   std::vector<NodeId> completions_;  // pending completions (no recursion)
   bool draining_ = false;

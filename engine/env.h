@@ -102,10 +102,15 @@ class FlashDevice {
   // Bytes transferred and time the device was busy (at least one read in flight).
   virtual int64_t bytes_read() const = 0;
   virtual Nanos busy_time() const = 0;
-  // Reads in flight integrated over time (a read-nanosecond per nanosecond a
-  // read is outstanding): over busy_time(), the mean queue depth the device
-  // was given. Zero where the device does not know it (page faults).
-  virtual Nanos in_flight_time() const { return Nanos(); }
+  // Reads integrated over time (a read-nanosecond per nanosecond), each over
+  // busy_time() a mean depth. Offered: the reads the batches let the device
+  // have (each batch its limit, or the reads it has left; at most the device's
+  // queue), the depth a profile's point is measured at. Held: the reads the
+  // device really had, fewer where its submitter falls behind the completions
+  // (a simulated device, whose profile holds the submitter's pace, holds what
+  // it is offered). Zero where the device does not know (page faults).
+  virtual Nanos offered_time() const { return Nanos(); }
+  virtual Nanos held_time() const { return offered_time(); }
 };
 
 class ComputeBackend {

@@ -26,7 +26,7 @@ RunSummary Summarize(const RunRecord& r) {
     cold_ns += static_cast<double>(r.tokens[i].latency.ns);
   s.cold_tokens_per_s = cold_ns > 0 ? s.warmup_tokens / (cold_ns * 1e-9) : 0;
   std::vector<double> latency, miss_rate;
-  double total_ns = 0, bytes = 0, busy_ns = 0, io_ns = 0, in_flight_ns = 0;
+  double total_ns = 0, bytes = 0, busy_ns = 0, io_ns = 0, offered_ns = 0, held_ns = 0;
   uint64_t hits = 0, accesses = 0;
   for (size_t i = s.warmup_tokens; i < r.tokens.size(); ++i) {
     const StepRecord& t = r.tokens[i];
@@ -35,7 +35,8 @@ RunSummary Summarize(const RunRecord& r) {
     bytes += static_cast<double>(t.flash_bytes);
     s.dram_bytes_per_token += static_cast<double>(t.compute_bytes);
     busy_ns += static_cast<double>(t.flash_busy.ns);
-    in_flight_ns += static_cast<double>(t.flash_in_flight.ns);
+    offered_ns += static_cast<double>(t.flash_offered.ns);
+    held_ns += static_cast<double>(t.flash_held.ns);
     io_ns += static_cast<double>(t.breakdown[kBdIoWait].ns);
     hits += t.cache_hits;
     accesses += t.cache_accesses;
@@ -58,7 +59,8 @@ RunSummary Summarize(const RunRecord& r) {
   s.miss_rate_p99 = Quantile(miss_rate, 0.99);
   s.flash_bytes_per_token = bytes / n;
   s.flash_throughput_bytes_per_s = busy_ns > 0 ? bytes / (busy_ns * 1e-9) : 0;
-  s.flash_queue_depth = busy_ns > 0 ? in_flight_ns / busy_ns : 0;
+  s.flash_reads_offered = busy_ns > 0 ? offered_ns / busy_ns : 0;
+  s.flash_reads_held = busy_ns > 0 ? held_ns / busy_ns : 0;
   s.io_ms_per_token = busy_ns / n * 1e-6;
   s.io_stall_share = total_ns > 0 ? io_ns / total_ns : 0;
   return s;
@@ -81,7 +83,8 @@ nlohmann::ordered_json ToJson(const RunSummary& s) {
   j["dram_bytes_per_token"] = s.dram_bytes_per_token;
   j["flash_bytes_per_token"] = s.flash_bytes_per_token;
   j["flash_throughput_bytes_per_s"] = s.flash_throughput_bytes_per_s;
-  j["flash_queue_depth"] = s.flash_queue_depth;
+  j["flash_reads_offered"] = s.flash_reads_offered;
+  j["flash_reads_held"] = s.flash_reads_held;
   j["io_ms_per_token"] = s.io_ms_per_token;
   j["io_stall_share"] = s.io_stall_share;
   nlohmann::ordered_json b;

@@ -35,9 +35,12 @@ struct RunSummary {
   double dram_bytes_per_token = 0;  // bytes the compute tasks streamed from DRAM
   double flash_bytes_per_token = 0;
   double flash_throughput_bytes_per_s = 0;  // bytes read / time the device was busy
-  double flash_queue_depth = 0;  // mean reads in flight while the device was busy; 0 = unknown
-  double io_ms_per_token = 0;    // time the device is busy per token
-  double io_stall_share = 0;     // I/O wait share of the critical path
+  // Mean reads offered to and held by the device while it was busy (StepRecord);
+  // 0 = unknown.
+  double flash_reads_offered = 0;
+  double flash_reads_held = 0;
+  double io_ms_per_token = 0;                          // time the device is busy per token
+  double io_stall_share = 0;                           // I/O wait share of the critical path
   std::array<double, kBreakdownParts> breakdown_ms{};  // mean token; sums to latency_ms_mean
   // Figures the run could not observe (by their JSON names): null in ToJson,
   // whatever the fields above hold.

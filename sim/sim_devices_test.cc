@@ -99,7 +99,7 @@ std::vector<std::pair<uint64_t, int64_t>> FinishTimes(const DeviceProfile& devic
 // and they share the device's time: each keeps the device busy for its rate
 // over its rate alone with every slot (1200 MB/s large, 400 small), and those
 // parts add up to one.
-// The queue depth the device was given, as a real device counts it: each
+// The queue depth the device was offered, as a real device counts it: each
 // batch holds its limit of reads (or all it has left), and together at most
 // the device's command queue.
 TEST(SimFlashDepth, ReadsInFlightAreEachBatchsLimitUpToTheCommandQueue) {
@@ -110,7 +110,7 @@ TEST(SimFlashDepth, ReadsInFlightAreEachBatchsLimitUpToTheCommandQueue) {
     flash.SetSink(&r);
     for (const FlashRead& read : reads) flash.Submit(read);
     q.Run();
-    return static_cast<double>(flash.in_flight_time().ns) / flash.busy_time().ns;
+    return static_cast<double>(flash.offered_time().ns) / flash.busy_time().ns;
   };
   // The toy device reads at the same rate at any depth, so each read's worth
   // of time is spent at the depth of the reads then left. Eight reads, four at

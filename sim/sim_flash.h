@@ -40,7 +40,7 @@ class SimFlashDevice : public FlashDevice {
   void Submit(const FlashRead& read) override;
   int64_t bytes_read() const override { return bytes_read_; }
   Nanos busy_time() const override { return busy_; }
-  Nanos in_flight_time() const override { return Nanos{static_cast<int64_t>(in_flight_ns_)}; }
+  Nanos offered_time() const override { return Nanos{static_cast<int64_t>(in_flight_ns_)}; }
 
  private:
   struct Batch {

@@ -171,8 +171,12 @@ int RunReplay(const ReplayArgs& a) {
   } else {
     PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,
              p.flash_throughput_bytes_per_s / 1e6, "MB/s");
-    PrintRow("reads in flight (mean)", m.flash_queue_depth, p.flash_queue_depth, "");
+    PrintRow("reads offered (mean)", m.flash_reads_offered, p.flash_reads_offered, "");
     PrintRow("I/O stall share", m.io_stall_share, p.io_stall_share, "");
+    // The profile's points are measured at the depth offered too; what the
+    // device held is the submitter's pace, which they include.
+    absl::PrintF("  the device held %.1f reads on average of the %.1f offered\n",
+                 m.flash_reads_held, m.flash_reads_offered);
   }
   // Where a token's time goes on its critical path, part by part: a total that
   // agrees can hide parts that do not.

@@ -53,9 +53,9 @@ void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSu
   absl::PrintF("  cache hit rate    %.2f %% (per-token miss rate p99 %.2f %%)\n", 100 * s.hit_rate,
                100 * s.miss_rate_p99);
   absl::PrintF(
-      "  flash per token   %s at %.0f MB/s, %.1f reads in flight; device busy %.1f ms/token\n",
+      "  flash per token   %s at %.0f MB/s, %.1f reads offered; device busy %.1f ms/token\n",
       FormatBytes(static_cast<int64_t>(s.flash_bytes_per_token)),
-      s.flash_throughput_bytes_per_s / 1e6, s.flash_queue_depth, s.io_ms_per_token);
+      s.flash_throughput_bytes_per_s / 1e6, s.flash_reads_offered, s.io_ms_per_token);
   absl::PrintF("  I/O stall share   %.1f %% of the critical path\n", 100 * s.io_stall_share);
   if (r.energy_j_per_token > 0) {
     absl::PrintF("  energy            %.3f J/token (%.2f W; unit powers from the device profile)\n",

@@ -17,10 +17,15 @@ void MeasureFaultedReads(const RealRunResult& real, RunSummary* s) {
   s->flash_bytes_per_token = real.kernel_read_bytes < 0 ? 0 : real.kernel_read_bytes / tokens;
   s->hit_rate = s->miss_rate_mean = s->miss_rate_p99 = 0;
   s->flash_throughput_bytes_per_s = s->io_ms_per_token = s->io_stall_share = 0;
-  s->flash_queue_depth = 0;
-  s->not_observed = {
-      "hit_rate",          "miss_rate_mean",  "miss_rate_p99", "flash_throughput_bytes_per_s",
-      "flash_queue_depth", "io_ms_per_token", "io_stall_share"};
+  s->flash_reads_offered = s->flash_reads_held = 0;
+  s->not_observed = {"hit_rate",
+                     "miss_rate_mean",
+                     "miss_rate_p99",
+                     "flash_throughput_bytes_per_s",
+                     "flash_reads_offered",
+                     "flash_reads_held",
+                     "io_ms_per_token",
+                     "io_stall_share"};
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ using calibration::MeasureSubmitOverheadNs;
 using calibration::Median;
 using calibration::MemInfo;
 using calibration::ReadableFileBytes;
+using calibration::ReadRate;
 using calibration::WriteScratch;
 
 }  // namespace
@@ -123,6 +124,7 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
     int depth;
     int batch_reads = 0;
     std::vector<double> runs;
+    std::vector<double> held;  // mean reads in flight, per pass
   };
   std::vector<Pending> pending;
   for (int64_t size : sizes) {
@@ -132,23 +134,27 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   for (int pass = 0; pass < kPasses; ++pass) {
     say(absl::StrFormat("flash, pass %d of %d", pass + 1, kPasses));
     for (Pending& p : pending) {
-      absl::StatusOr<double> tp =
+      absl::StatusOr<ReadRate> tp =
           MeasureReads(path, file_bytes, p.size, p.depth, false, seconds, &notice, &p.batch_reads);
       if (!tp.ok()) return tp.status();
-      p.runs.push_back(*tp);
+      p.runs.push_back(tp->bytes_per_s);
+      p.held.push_back(tp->mean_in_flight);
     }
   }
   for (Pending& p : pending) {
     std::sort(p.runs.begin(), p.runs.end());  // for the passes' range below
-    const double tp = Median(p.runs);
+    const double tp = Median(p.runs), held = Median(p.held);
     d.flash.points.push_back(
         {.request_bytes = p.size,
          .queue_depth = p.depth,
          .range_bytes = file_bytes,
          .throughput_bytes_per_s = tp,
-         .source = absl::StrCat("measured ", date, ", median of ", kPasses, " passes")});
-    say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s (passes %.0f-%.0f)", p.size, p.depth,
-                        tp / 1e6, p.runs.front() / 1e6, p.runs.back() / 1e6));
+         .source = absl::StrFormat("measured %s, median of %d passes; %.1f reads in flight on "
+                                   "average",
+                                   date, kPasses, held)});
+    say(absl::StrFormat("random %7d B at depth %2d: %8.1f MB/s (passes %.0f-%.0f), %.1f in flight",
+                        p.size, p.depth, tp / 1e6, p.runs.front() / 1e6, p.runs.back() / 1e6,
+                        held));
   }
   absl::StatusOr<double> submit = MeasureSubmitOverheadNs(
       path, file_bytes, d.flash.points.front().throughput_bytes_per_s, o.quick ? 200 : 1000);
@@ -160,15 +166,15 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
   d.flash.resubmit_gap_ns = *gap;
   say(absl::StrFormat("resubmission gap %.1f us per read", *gap / 1e3));
   int seq_reads = 0;
-  absl::StatusOr<double> seq =
+  absl::StatusOr<ReadRate> seq =
       MeasureReads(path, file_bytes, 1 << 20, 8, true, seconds * 2, &notice, &seq_reads);
   if (!seq.ok()) return seq.status();
   d.flash.points.push_back({.request_bytes = 1 << 20,
                             .queue_depth = 8,
                             .sequential = true,
-                            .throughput_bytes_per_s = *seq,
+                            .throughput_bytes_per_s = seq->bytes_per_s,
                             .source = absl::StrCat("measured ", date)});
-  say(absl::StrFormat("sequential 1 MiB at depth 8: %.1f MB/s", *seq / 1e6));
+  say(absl::StrFormat("sequential 1 MiB at depth 8: %.1f MB/s", seq->bytes_per_s / 1e6));
   if (const int ra = BlockDeviceReadAheadKb(path); ra > 0) {
     d.flash.read_ahead_kb = ra;
     say(absl::StrFormat("kernel read-ahead %d KiB", ra));

@@ -129,9 +129,9 @@ absl::Status WriteScratch(const std::string& path, int64_t bytes) {
 // Throughput of one batch of reads of `size` at queue depth `depth` through the
 // real device. With `*batch_reads` 0 the batch first grows until it lasts
 // `seconds_target` and `*batch_reads` gets its size; otherwise that size is used.
-absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes, int64_t size,
-                                    int depth, bool sequential, double seconds_target,
-                                    std::string* notice, int* batch_reads) {
+absl::StatusOr<ReadRate> MeasureReads(const std::string& path, int64_t file_bytes, int64_t size,
+                                      int depth, bool sequential, double seconds_target,
+                                      std::string* notice, int* batch_reads) {
   CompletionQueue queue;
   absl::StatusOr<std::unique_ptr<FlashDevice>> dev =
       OpenFlashDevice({.path = path, .queue_depth = depth, .io = "auto"}, &queue, notice);
@@ -148,7 +148,7 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
   // in its pages first, and the engine reuses its read buffers. It is weight
   // memory, as the engine's window cache and large read buffers are: on huge
   // pages a read larger than the device's segment limit is not split.
-  auto batch = [&]() -> absl::StatusOr<double> {
+  auto batch = [&]() -> absl::StatusOr<ReadRate> {
     if (int64_t{count} * size > capacity) {
       buffer.reset();
       capacity = int64_t{count} * size;
@@ -163,6 +163,7 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
       target->offsets.push_back((sequential ? start + i : rng.Below(slots)) * size);
     }
     done = Done();
+    const Nanos busy0 = (*dev)->busy_time(), held0 = (*dev)->held_time();
     const auto t0 = std::chrono::steady_clock::now();
     (*dev)->Submit({.request_bytes = size,
                     .count = count,
@@ -172,12 +173,16 @@ absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes,
     while (!done.finished) queue.Pop()();
     if (!done.ok)
       return absl::DataLossError(absl::StrCat(path, ": read failed during calibration"));
-    return static_cast<double>(count) * size / Seconds(t0);
+    const double seconds = Seconds(t0);
+    const double busy = static_cast<double>(((*dev)->busy_time() - busy0).ns);
+    const double held = static_cast<double>(((*dev)->held_time() - held0).ns);
+    return ReadRate{.bytes_per_s = static_cast<double>(count) * size / seconds,
+                    .mean_in_flight = busy > 0 ? held / busy : 0};
   };
   // Grow the batch until one lasts `seconds_target`.
   for (int round = 0; *batch_reads == 0 && round < 8; ++round) {
     const auto t0 = std::chrono::steady_clock::now();
-    absl::StatusOr<double> tp = batch();
+    absl::StatusOr<ReadRate> tp = batch();
     if (!tp.ok()) return tp.status();
     const double s = Seconds(t0);
     if (s >= seconds_target) break;
@@ -313,10 +318,10 @@ absl::StatusOr<std::vector<FlashPoint>> MeasureDirectWindows(const std::string& 
     std::vector<double> runs;
     int batch_reads = 0;
     for (int pass = 0; pass < 3; ++pass) {
-      absl::StatusOr<double> tp = MeasureReads(path, file_bytes, shape.request_bytes, depth, true,
-                                               seconds, notice, &batch_reads);
+      absl::StatusOr<ReadRate> tp = MeasureReads(path, file_bytes, shape.request_bytes, depth, true,
+                                                 seconds, notice, &batch_reads);
       if (!tp.ok()) return tp.status();
-      runs.push_back(*tp);
+      runs.push_back(tp->bytes_per_s);
     }
     points.push_back({.request_bytes = shape.request_bytes,
                       .queue_depth = depth,

@@ -21,12 +21,20 @@ absl::Status WriteScratch(const std::string& path, int64_t bytes);
 // The whole MiBs of an existing file to measure, at least 256 of them.
 absl::StatusOr<int64_t> ReadableFileBytes(const std::string& path);
 
-// Throughput of one batch of reads of `size` at queue depth `depth` through the
-// real device. With `*batch_reads` 0 the batch first grows until it lasts
-// `seconds_target` and `*batch_reads` gets its size; otherwise that size is used.
-absl::StatusOr<double> MeasureReads(const std::string& path, int64_t file_bytes, int64_t size,
-                                    int depth, bool sequential, double seconds_target,
-                                    std::string* notice, int* batch_reads);
+// What one batch of reads achieved: its bytes per second, and the reads the
+// device held on average while busy (at most the depth asked for; fewer where
+// the submitter falls behind the completions).
+struct ReadRate {
+  double bytes_per_s = 0;
+  double mean_in_flight = 0;
+};
+
+// One batch of reads of `size` at queue depth `depth` through the real device.
+// With `*batch_reads` 0 the batch first grows until it lasts `seconds_target`
+// and `*batch_reads` gets its size; otherwise that size is used.
+absl::StatusOr<ReadRate> MeasureReads(const std::string& path, int64_t file_bytes, int64_t size,
+                                      int depth, bool sequential, double seconds_target,
+                                      std::string* notice, int* batch_reads);
 
 // Median time of a batch of one 4 KiB read through the real device, each batch
 // alone (the device idle, its submitter asleep), minus one read's device time at

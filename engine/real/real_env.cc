@@ -34,6 +34,8 @@ struct Job {
   bool CanIssue() const {
     return submitted < read.count && in_flight < std::max(1, read.max_in_flight);
   }
+  // The reads it lets the device have: its limit, or the reads it has left.
+  int Offers() const { return std::min(std::max(1, read.max_in_flight), read.count - done); }
 };
 
 // Common part of the real devices: the file, counters, completion posting.
@@ -46,7 +48,8 @@ class RealFlashBase : public FlashDevice {
   void SetSink(CompletionSink* sink) override { sink_ = sink; }
   int64_t bytes_read() const override { return counters_.bytes(); }
   Nanos busy_time() const override { return counters_.busy(); }
-  Nanos in_flight_time() const override { return counters_.in_flight_time(); }
+  Nanos held_time() const override { return counters_.held_time(); }
+  Nanos offered_time() const override { return counters_.offered_time(); }
 
  protected:
   // Called on a device thread when every read of `job` has finished.
@@ -71,7 +74,8 @@ class RealFlashBase : public FlashDevice {
 // unavailable (Android apps, old kernels, sandboxes).
 class PreadFlashDevice : public RealFlashBase {
  public:
-  PreadFlashDevice(int fd, int threads, CompletionQueue* queue) : RealFlashBase(fd, queue) {
+  PreadFlashDevice(int fd, int threads, CompletionQueue* queue)
+      : RealFlashBase(fd, queue), threads_(threads) {
     for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Loop(); });
   }
   ~PreadFlashDevice() override {
@@ -86,6 +90,7 @@ class PreadFlashDevice : public RealFlashBase {
     counters_.Begin(SteadyNs());
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(std::make_unique<Job>(Job{read}));
+    counters_.Offered(SteadyNs(), jobs_.back()->Offers(), threads_);
     for (int i = 0; i < read.count; ++i) work_.push_back({jobs_.back().get(), i});
     cv_.notify_all();
   }
@@ -125,7 +130,10 @@ class PreadFlashDevice : public RealFlashBase {
         if (n != r.request_bytes) p.job->ok = false;
         --p.job->in_flight;
         cv_.notify_all();
-        if (++p.job->done == r.count) {
+        const int offered = p.job->Offers();
+        ++p.job->done;
+        counters_.Offered(SteadyNs(), p.job->Offers() - offered, threads_);
+        if (p.job->done == r.count) {
           for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
             if (it->get() == p.job) {
               finished = std::move(*it);
@@ -144,6 +152,7 @@ class PreadFlashDevice : public RealFlashBase {
   std::list<std::unique_ptr<Job>> jobs_;
   std::deque<Piece> work_;
   bool stop_ = false;
+  const int threads_;
   std::vector<std::thread> workers_;
 };
 
@@ -175,6 +184,7 @@ class UringFlashDevice : public RealFlashBase {
     {
       std::lock_guard<std::mutex> lock(mu_);
       pending_.push_back(std::make_unique<Job>(Job{read}));
+      counters_.Offered(SteadyNs(), pending_.back()->Offers(), depth_);
     }
     cv_.notify_all();
   }
@@ -241,7 +251,10 @@ class UringFlashDevice : public RealFlashBase {
       std::lock_guard<std::mutex> lock(mu_);
       --in_flight_;
       --job->in_flight;
-      if (++job->done < job->read.count) return;
+      const int offered = job->Offers();
+      ++job->done;
+      counters_.Offered(SteadyNs(), job->Offers() - offered, depth_);
+      if (job->done < job->read.count) return;
       for (auto it = running_.begin(); it != running_.end(); ++it) {
         if (it->get() == job) {
           finished = std::move(*it);
@@ -297,7 +310,21 @@ void DeviceCounters::Reads(int64_t now_ns, int delta) {
   reads_since_ns_ = now_ns;
 }
 
-Nanos DeviceCounters::in_flight_time() const {
+void DeviceCounters::Offered(int64_t now_ns, int delta, int queue) {
+  std::lock_guard<std::mutex> lock(mu_);
+  offered_ns_ += static_cast<double>(std::min(offered_, offered_cap_)) *
+                 static_cast<double>(now_ns - offered_since_ns_);
+  offered_ += delta;
+  offered_cap_ = queue;
+  offered_since_ns_ = now_ns;
+}
+
+Nanos DeviceCounters::offered_time() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return Nanos{static_cast<int64_t>(offered_ns_)};
+}
+
+Nanos DeviceCounters::held_time() const {
   std::lock_guard<std::mutex> lock(mu_);
   return Nanos{static_cast<int64_t>(read_ns_)};
 }

@@ -36,9 +36,13 @@ class DeviceCounters {
   void End(int64_t now_ns, int64_t bytes);
   // `delta` reads went to the device (positive) or came back (negative).
   void Reads(int64_t now_ns, int delta);
+  // The batches let the device have `delta` reads more (or fewer), of which it
+  // takes at most `queue` at once.
+  void Offered(int64_t now_ns, int delta, int queue);
   int64_t bytes() const { return bytes_.load(); }
   Nanos busy() const;
-  Nanos in_flight_time() const;  // reads in flight integrated over time
+  Nanos held_time() const;     // reads at the device, integrated over time
+  Nanos offered_time() const;  // reads offered to it (at most its queue), integrated
 
  private:
   mutable std::mutex mu_;
@@ -48,6 +52,10 @@ class DeviceCounters {
   int reads_ = 0;  // reads at the device
   int64_t reads_since_ns_ = 0;
   double read_ns_ = 0;
+  int offered_ = 0;  // reads the batches let the device have, before its queue's limit
+  int offered_cap_ = 0;
+  int64_t offered_since_ns_ = 0;
+  double offered_ns_ = 0;
   std::atomic<int64_t> bytes_{0};
 };
 
@@ -93,7 +101,8 @@ class FaultInjectingFlashDevice : public FlashDevice, public CompletionSink {
   void Submit(const FlashRead& read) override;
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
-  Nanos in_flight_time() const override { return inner_->in_flight_time(); }
+  Nanos offered_time() const override { return inner_->offered_time(); }
+  Nanos held_time() const override { return inner_->held_time(); }
   void OnReadDone(uint64_t tag, bool ok) override;
   void OnComputeDone(uint64_t tag) override {}
 
@@ -130,7 +139,8 @@ class TracingFlashDevice : public FlashDevice, public CompletionSink {
   }
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
-  Nanos in_flight_time() const override { return inner_->in_flight_time(); }
+  Nanos offered_time() const override { return inner_->offered_time(); }
+  Nanos held_time() const override { return inner_->held_time(); }
   void OnReadDone(uint64_t tag, bool ok) override {
     for (Entry& e : entries_) {
       if (e.tag == tag && !e.done) {

@@ -85,8 +85,9 @@ TEST_P(RealDevices, ReadPastTheEndFails) {
   std::free(buffer);
 }
 
-// The device counts the reads it holds over time: never more than a batch may
-// have in flight, and some while it is busy.
+// The device counts the reads it holds over time, and those the batch offered
+// it: never more held than offered, nor more offered than the batch's limit,
+// and some while it is busy.
 TEST_P(RealDevices, CountTheReadsTheyHoldInFlight) {
   CompletionQueue queue;
   std::string notice;
@@ -104,9 +105,11 @@ TEST_P(RealDevices, CountTheReadsTheyHoldInFlight) {
       {.tag = 3, .request_bytes = 4096, .count = 16, .max_in_flight = 2, .target = target});
   while (sink.reads.empty()) queue.Pop()();
   ASSERT_TRUE(sink.reads[0].second);
-  const int64_t busy = (*dev)->busy_time().ns, held = (*dev)->in_flight_time().ns;
+  const int64_t busy = (*dev)->busy_time().ns, held = (*dev)->held_time().ns;
+  const int64_t offered = (*dev)->offered_time().ns;
   EXPECT_GT(held, 0);
-  EXPECT_LE(held, 2 * busy) << "held " << held << " ns of reads in " << busy << " ns";
+  EXPECT_LE(held, offered) << "held " << held << " ns of reads, offered " << offered;
+  EXPECT_LE(offered, 2 * busy) << "offered " << offered << " ns of reads in " << busy << " ns";
   std::free(buffer);
 }
 
@@ -117,7 +120,11 @@ TEST(DeviceCounters, IntegrateTheReadsInFlightOverTime) {
   c.Reads(1030, -1);  // one for 20 ns
   c.Reads(5000, 3);   // none for the gap
   c.Reads(5005, -3);  // three for 5 ns
-  EXPECT_EQ(c.in_flight_time().ns, 2 * 10 + 20 + 15);
+  EXPECT_EQ(c.held_time().ns, 2 * 10 + 20 + 15);
+  c.Offered(0, 5, 4);    // five offered to a queue of four: four for 10 ns
+  c.Offered(10, -3, 4);  // two for 10 ns
+  c.Offered(20, -2, 4);
+  EXPECT_EQ(c.offered_time().ns, 4 * 10 + 2 * 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, RealDevices, ::testing::Values("auto", "pread"));

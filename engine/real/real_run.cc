@@ -159,7 +159,8 @@ class RealizingFlash : public FlashDevice, public CompletionSink {
   }
   int64_t bytes_read() const override { return inner_->bytes_read(); }
   Nanos busy_time() const override { return inner_->busy_time(); }
-  Nanos in_flight_time() const override { return inner_->in_flight_time(); }
+  Nanos offered_time() const override { return inner_->offered_time(); }
+  Nanos held_time() const override { return inner_->held_time(); }
   void OnReadDone(uint64_t tag, bool ok) override {
     if (!zone_.Give(tag)) buffers_.Give(tag);
     sink_->OnReadDone(tag, ok);
