@@ -45,7 +45,11 @@ void SimFlashDevice::Start(const FlashRead& read) {
   Advance();
   const double bytes = static_cast<double>(read.request_bytes) * read.count;
   bytes_read_ += static_cast<int64_t>(bytes);
-  active_.push_back({read, bytes, 0, queue_->now()});
+  active_.push_back({.read = read,
+                     .remaining = bytes,
+                     .top = static_cast<double>(
+                         std::min(std::max(1, read.max_in_flight), std::max(1, read.count))),
+                     .submitted = queue_->now()});
   Reschedule();
 }
 
@@ -66,7 +70,11 @@ void SimFlashDevice::Reschedule() {
   weight.resize(active_.size());
   double total_weight = 0;
   for (size_t i = 0; i < active_.size(); ++i) {
-    weight[i] = InFlight(active_[i]);
+    Batch& b = active_[i];
+    if (b.tail.next_stage < 0 || (b.tail.next_stage > 0 && ReadsLeft(b) <= b.tail.next_stage)) {
+      b.tail = TailOf(b);
+    }
+    weight[i] = b.tail.depth;
     total_weight += weight[i];
   }
   // Reads of one request size (and order) share the queue slots they hold:
@@ -97,27 +105,31 @@ void SimFlashDevice::Reschedule() {
     }
     const int depth = std::max(1, static_cast<int>(slots * class_weight / total_weight));
     Batch& b = active_[i];
-    b.rate = Throughput(b.read, depth) * weight[i] / class_weight;
+    if (depth != b.depth) {  // the curve is looked up again only when its depth moved
+      b.depth = depth;
+      b.depth_rate = Throughput(b.read, depth);
+    }
+    b.rate = b.depth_rate * weight[i] / class_weight;
     bytes_per_s += b.rate;
     reads_per_s += b.rate / b.read.request_bytes;
   }
   if (mixed && ceiling_bytes_per_s_ > 0 && ceiling_reads_per_s_ > 0) {
     double busy = 0;
-    for (const Batch& b : active_) {
-      busy += b.rate / Throughput(b.read, std::max(1, command_queue_depth_));
+    for (Batch& b : active_) {
+      if (b.full_rate <= 0) b.full_rate = Throughput(b.read, std::max(1, command_queue_depth_));
+      busy += b.rate / b.full_rate;
     }
     const double scale = std::min(
         {1.0, 1.0 / busy, ceiling_bytes_per_s_ / bytes_per_s, ceiling_reads_per_s_ / reads_per_s});
     for (Batch& b : active_) b.rate *= scale;
   }
-  // The next change: a batch finishes, or one in its tail has a read fewer in
-  // flight (its depth, and so every batch's rate, changes with it).
+  // The next change: a batch finishes, or one enters the next stage of its
+  // tail (its depth, and so every batch's rate, changes with it).
   double soonest = -1;
   for (const Batch& b : active_) {
     double t = std::max(0.0, b.remaining) / b.rate;
-    // Its depth falls by one when the reads left fall below it.
-    if (const double depth = InFlight(b); Drains(b) && depth > 1) {
-      t = std::min(t, (b.remaining - (depth - 1) * b.read.request_bytes) / b.rate);
+    if (const double next = b.tail.next_stage; next > 0) {
+      t = std::min(t, (b.remaining - next * b.read.request_bytes) / b.rate);
     }
     if (soonest < 0 || t < soonest) soonest = t;
   }
@@ -134,14 +146,25 @@ double SimFlashDevice::ReadsLeft(const Batch& b) {
 }
 
 // A batch holds its limit of reads in flight, or as many as it has left: its
-// tail drains, a read at a time. Not so the kernel's read-ahead of a mapped
-// file (page_cache): it sends the next window when the reader reaches the
-// current one's marker page, before the tail, so its stream holds its depth.
-bool SimFlashDevice::Drains(const Batch& b) { return !b.read.page_cache; }
-
-double SimFlashDevice::InFlight(const Batch& b) {
+// tail drains a read at a time. The tail is taken in stages that halve the
+// reads left (from the batch's first depth `top`: top to top/2, then to top/4,
+// ... to 1), each at the mean depth of its reads, so a batch's depth changes a
+// few times, not once per read: exact on a curve flat in depth, and the rate
+// of every other batch is recomputed at each stage. Not so the kernel's
+// read-ahead of a mapped file (page_cache): it sends the next window when the
+// reader reaches the current one's marker page, before the tail, so its stream
+// holds its depth.
+SimFlashDevice::Tail SimFlashDevice::TailOf(const Batch& b) {
   const double limit = std::max(1, b.read.max_in_flight);
-  return Drains(b) ? std::max(1.0, std::min(ReadsLeft(b), limit)) : limit;
+  if (b.read.page_cache) return {.depth = limit, .next_stage = 0};
+  const double left = ReadsLeft(b);
+  if (left > b.top) return {.depth = b.top, .next_stage = b.top};
+  double high = b.top, low = std::floor(high / 2);
+  while (low >= 1 && left <= low) {  // left may be 0: the last read's last bytes
+    high = low;
+    low = std::floor(high / 2);
+  }
+  return {.depth = std::max(1.0, (high + low + 1) / 2), .next_stage = low};
 }
 
 double SimFlashDevice::Throughput(const FlashRead& read, int depth) {

@@ -43,10 +43,21 @@ class SimFlashDevice : public FlashDevice {
   Nanos offered_time() const override { return Nanos{static_cast<int64_t>(in_flight_ns_)}; }
 
  private:
+  // A batch's reads in flight now, and the reads left at which that changes
+  // next (0: not before it ends).
+  struct Tail {
+    double depth = 1;
+    double next_stage = -1;  // -1: not worked out yet
+  };
   struct Batch {
     FlashRead read;
-    double remaining;  // bytes
-    double rate = 0;   // bytes/s
+    double remaining;       // bytes
+    double rate = 0;        // bytes/s
+    double top = 1;         // its first depth: its limit, or all its reads if fewer
+    Tail tail;              // TailOf(*this), kept until the reads left reach its next stage
+    int depth = 0;          // its class's depth at the last reschedule
+    double depth_rate = 0;  // the curve's throughput at `depth`
+    double full_rate = 0;   // the curve's throughput with every slot (0: not looked up)
     Nanos submitted;
   };
   void Advance();
@@ -55,8 +66,7 @@ class SimFlashDevice : public FlashDevice {
   void OnEvent(uint64_t generation);
   double Throughput(const FlashRead& read, int depth);
   static double ReadsLeft(const Batch& b);
-  static double InFlight(const Batch& b);
-  static bool Drains(const Batch& b);
+  static Tail TailOf(const Batch& b);
 
   EventQueue* queue_;
   FlashCurve curve_;
