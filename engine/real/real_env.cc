@@ -30,6 +30,7 @@ struct Job {
   int in_flight = 0;  // at most read.max_in_flight (a thread blocked on a fault: 1)
   int done = 0;
   bool ok = true;
+  bool taken = false;  // the submitter has taken it (the hand-off is over)
 
   bool CanIssue() const {
     return submitted < read.count && in_flight < std::max(1, read.max_in_flight);
@@ -180,11 +181,9 @@ class UringFlashDevice : public RealFlashBase {
     if (ring_ready_) io_uring_queue_exit(&ring_);
   }
   void Submit(const FlashRead& read) override {
-    counters_.Begin(SteadyNs());
     {
       std::lock_guard<std::mutex> lock(mu_);
       pending_.push_back(std::make_unique<Job>(Job{read}));
-      counters_.Offered(SteadyNs(), pending_.back()->Offers(), depth_);
     }
     cv_.notify_all();
   }
@@ -197,6 +196,15 @@ class UringFlashDevice : public RealFlashBase {
   // each job's own limit on reads in flight allow.
   int Fill() {
     std::lock_guard<std::mutex> lock(mu_);
+    // The device's clock for a batch starts when the submitter takes it, as
+    // the simulated device's does after the profile's hand-off (submit_overhead).
+    for (const std::unique_ptr<Job>& job : pending_) {
+      if (job->taken) continue;
+      job->taken = true;
+      const int64_t now = SteadyNs();
+      counters_.Begin(now);
+      counters_.Offered(now, job->Offers(), depth_);
+    }
     int added = 0;
     for (auto it = pending_.begin(); it != pending_.end() && in_flight_ < depth_;) {
       Job* job = it->get();
