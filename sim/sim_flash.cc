@@ -57,14 +57,14 @@ void SimFlashDevice::Advance() {
   const Nanos now = queue_->now();
   const double dt = (now - last_update_).seconds();
   if (!active_.empty()) busy_ += now - last_update_;
-  in_flight_ns_ += slots_in_use_ * static_cast<double>((now - last_update_).ns);
+  offered_ns_ += slots_offered_ * static_cast<double>((now - last_update_).ns);
   for (Batch& b : active_) b.remaining -= b.rate * dt;
   last_update_ = now;
 }
 
 void SimFlashDevice::Reschedule() {
   ++generation_;
-  slots_in_use_ = 0;
+  slots_offered_ = 0;
   if (active_.empty()) return;
   std::vector<double>& weight = weight_scratch_;
   weight.resize(active_.size());
@@ -87,7 +87,7 @@ void SimFlashDevice::Reschedule() {
   // virtual disk busy with 8 KiB reads at depth 32 gave a stream of 512 KiB
   // reads beside them half its rate alone, not all of it.
   const double slots = std::min<double>(total_weight, std::max(1, command_queue_depth_));
-  slots_in_use_ = slots;
+  slots_offered_ = slots;
   auto same_class = [&](size_t i, size_t j) {
     return active_[i].read.request_bytes == active_[j].read.request_bytes &&
            active_[i].read.sequential == active_[j].read.sequential;

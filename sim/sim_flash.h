@@ -40,7 +40,7 @@ class SimFlashDevice : public FlashDevice {
   void Submit(const FlashRead& read) override;
   int64_t bytes_read() const override { return bytes_read_; }
   Nanos busy_time() const override { return busy_; }
-  Nanos offered_time() const override { return Nanos{static_cast<int64_t>(in_flight_ns_)}; }
+  Nanos offered_time() const override { return Nanos{static_cast<int64_t>(offered_ns_)}; }
 
  private:
   // A batch's reads in flight now, and the reads left at which that changes
@@ -86,8 +86,8 @@ class SimFlashDevice : public FlashDevice {
   uint64_t generation_ = 0;
   int64_t bytes_read_ = 0;
   Nanos busy_;
-  double slots_in_use_ = 0;  // reads the device holds now (at most its command queue)
-  double in_flight_ns_ = 0;  // slots_in_use_ integrated over time
+  double slots_offered_ = 0;  // reads the batches offer now (at most the command queue)
+  double offered_ns_ = 0;     // slots_offered_ integrated over time
   // Curve lookups by (request bytes, depth, sequential, range).
   absl::flat_hash_map<std::tuple<int64_t, int, bool, int64_t, bool>, double> memo_;
 };
