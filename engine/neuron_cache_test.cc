@@ -339,11 +339,13 @@ TEST(NeuronCache, CyclicScanHitsOnlyWithRefaultProtection) {
 
 // LRU's access log stays within a small multiple of the cache's entries, at a
 // low hit rate (misses consume its front) as at a high one (re-references pile
-// up behind the head).
+// up behind the head), and inside the room reserved for the cache's capacity:
+// it never grows (a copy, and fresh pages on every run of a sweep).
 TEST(LruPolicy, AccessLogStaysBoundedByTheCacheNotTheStream) {
   for (uint32_t key_space : {100'000u, 1'500u}) {  // ~1 % and ~67 % hits
     constexpr size_t kCapacity = 1000;
-    LruPolicy lru(key_space);
+    LruPolicy lru(key_space, kCapacity);
+    const size_t room = lru.log_room();
     std::vector<uint8_t> resident(key_space, 0);
     size_t size = 0, peak = 0;
     uint64_t x = 12345;
@@ -364,6 +366,8 @@ TEST(LruPolicy, AccessLogStaysBoundedByTheCacheNotTheStream) {
       peak = std::max(peak, lru.log_entries());
     }
     EXPECT_LE(peak, 4 * kCapacity + 4096) << "keys " << key_space;
+    EXPECT_LE(room, 8 * kCapacity + 8192) << "keys " << key_space;
+    EXPECT_EQ(lru.log_room(), room) << "keys " << key_space << ": the log outgrew its room";
   }
 }
 

@@ -10,6 +10,7 @@
 // order of LRU and of the sliding window's keys. Not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -21,12 +22,20 @@ class AccessLog {
  public:
   static constexpr CacheKey kNoKey = ~CacheKey{0};
 
-  explicit AccessLog(uint32_t keys) : pos_(keys, kAbsent) {}
+  // `expected_live`: the most keys the log is expected to hold (0: unknown).
+  // Its room is reserved at once: growing the log by doubling would copy it
+  // and, past the allocator's mapping threshold, fault in fresh pages on every
+  // run of a sweep.
+  explicit AccessLog(uint32_t keys, size_t expected_live = 0) : pos_(keys, kAbsent) {
+    if (expected_live > 0) log_.reserve(MostEntries(std::min<size_t>(expected_live, keys)));
+  }
 
   bool empty() const { return live_ == 0; }
   size_t size() const { return live_; }
   // Entries the log holds (live and superseded), for tests of its bound.
   size_t entries() const { return log_.size(); }
+  // Entries the log has room for before it must grow.
+  size_t room() const { return log_.capacity(); }
   // Hints that `key` is appended or added soon.
   void Prefetch(CacheKey key) const { __builtin_prefetch(&pos_[key], 1); }
 
@@ -64,6 +73,10 @@ class AccessLog {
  private:
   static constexpr uint32_t kAbsent = ~uint32_t{0};
 
+  // The most entries the log holds with `live` keys (Append's two bounds):
+  // at most 3 x live + 1025 from the head on, and a head at most half the log
+  // plus 1024.
+  static size_t MostEntries(size_t live) { return 2 * (3 * live + 1025) + 2048; }
   // Moves the head to the first live entry (the log holds one), asking for
   // the keys' positions a few entries ahead.
   void SkipSuperseded() const {
