@@ -75,6 +75,12 @@ struct ComputeTask {
   // it in file order (llamacpp, whose real run can compute over the mapped
   // file); -1 = anywhere.
   int64_t file_offset = -1;
+  // Threads sharing a range of the file as llama.cpp's do (chunks of 64 rows
+  // taken in turn, so their page faults are one sequential stream): the range
+  // is bytes x stripes from file_offset, and this task computes its chunks
+  // stripe, stripe + stripes, ...; 1 stripe: all of it.
+  int16_t stripe = 0;
+  int16_t stripes = 1;
   // FFN work over whole matrices in order (dense FFN), not over scattered
   // neuron rows. Attention, predictors and the head always stream in order.
   bool in_order = false;

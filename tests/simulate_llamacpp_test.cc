@@ -150,6 +150,32 @@ TEST(Simulate, LlamaCppReadAheadRunsOnAcrossMatrices) {
       << "a blocking first window per matrix at one window in flight would add about 25 %";
 }
 
+// llama.cpp's threads take a matrix's chunks of 64 rows in turn, so their page
+// faults are one sequential stream, and the kernel keeps one read-ahead state
+// per file: however many threads compute, the device sees two windows in
+// flight (a third at a matrix's boundary), not two per thread.
+TEST(Simulate, LlamaCppThreadsShareOneReadAheadStream) {
+  auto offered = [](int threads) {
+    SimulationConfig c = Config("llamacpp", "bamboo-7b", "oneplus12");
+    c.ffn_resident = 0.3;
+    c.threads = threads;
+    c.options = {"page_cache=lru"};
+    c.device.flash.read_ahead_kb = 8192;  // windows of 16 MiB: 16 requests of 1 MiB
+    c.device.flash.max_request_kb = 1024;
+    c.device.flash.command_queue_depth = 1024;  // the device's queue caps nothing
+    absl::StatusOr<SimulationResult> r = Simulate(c);
+    EXPECT_TRUE(r.ok()) << r.status();
+    if (!r.ok()) return 0.0;
+    EXPECT_EQ(r->options.at("threads"), absl::StrCat(threads));
+    return Summarize(r->record).flash_reads_offered;
+  };
+  const double one = offered(1), four = offered(4);
+  EXPECT_GT(one, 16) << "more than one window in flight";
+  EXPECT_LE(one, 3 * 16);
+  EXPECT_LE(four, 3 * 16) << "four threads fault one stream, not four";
+  EXPECT_NEAR(four, one, 0.25 * one);
+}
+
 // llama.cpp maps its weights, so by default the kernel reads the windows and
 // they are priced from the profile's page-cache points (a calibrated profile
 // has them: the read-ahead of a mapped file); with mmap=false the engine reads

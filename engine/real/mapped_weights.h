@@ -6,6 +6,7 @@
 // compute touches the pages.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -32,6 +33,22 @@ class MappedWeights {
   const uint8_t* data_;
   int64_t size_;
 };
+
+// Calls fn(first, count) for each chunk of at most `chunk` items that stripe
+// `stripe` of `stripes` takes from a range of `range` items, in order: chunks
+// stripe, stripe + stripes, ..., as llama.cpp's threads take a matrix's chunks
+// of rows in turn, so that together they read it front to back. One stripe
+// takes the whole range as one chunk.
+template <typename Fn>
+void ForEachStripeChunk(int64_t range, int64_t chunk, int stripe, int stripes, Fn&& fn) {
+  if (stripes <= 1) {
+    if (range > 0) fn(int64_t{0}, range);
+    return;
+  }
+  for (int64_t at = stripe * chunk; at < range; at += chunk * stripes) {
+    fn(at, std::min(chunk, range - at));
+  }
+}
 
 // Completes every read at once, without I/O (posted to `queue`, as a real
 // device's completion would be); counts no bytes: the kernel's counters

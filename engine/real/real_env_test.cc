@@ -13,6 +13,7 @@
 #include "absl/strings/str_format.h"
 #include "engine/real/calibrate.h"
 #include "engine/real/calibrate_cpu.h"
+#include "engine/real/mapped_weights.h"
 #include "engine/real/real_run.h"
 #include "gtest/gtest.h"
 #include "traces/model_catalog.h"
@@ -278,6 +279,36 @@ TEST(Calibrate, EveryCatalogFormatTheRealKernelRunsIsPriced) {
     const bool priced = std::any_of(rates.begin(), rates.end(),
                                     [&](const KernelRateSpec& r) { return r.format == q.Name(); });
     EXPECT_TRUE(priced) << model.name << " runs " << q.Name() << ", which calibration skips";
+  }
+}
+
+// llama.cpp's threads take a matrix's chunks of rows in turn: the stripes
+// together cover the range once, each chunk by one stripe, and at any point
+// the stripes are within one round of chunks of each other (their page faults
+// are one stream through the file, not one per thread).
+TEST(StripeChunks, TogetherCoverTheRangeOnceInTurns) {
+  for (int stripes : {1, 2, 3, 4}) {
+    for (int64_t range : {int64_t{0}, int64_t{1}, int64_t{21}, int64_t{100}, int64_t{1000}}) {
+      std::vector<int> owner(static_cast<size_t>(range), -1);
+      for (int s = 0; s < stripes; ++s) {
+        int64_t round = 0;
+        ForEachStripeChunk(range, 22, s, stripes, [&](int64_t at, int64_t count) {
+          ASSERT_GT(count, 0);
+          ASSERT_LE(at + count, range);
+          if (stripes > 1) {
+            EXPECT_EQ(at, (round * stripes + s) * 22) << "stripe " << s << " takes its turn";
+          }
+          ++round;
+          for (int64_t i = at; i < at + count; ++i) {
+            EXPECT_EQ(owner[i], -1) << "item " << i << " taken twice";
+            owner[i] = s;
+          }
+        });
+      }
+      for (int64_t i = 0; i < range; ++i) {
+        EXPECT_NE(owner[i], -1) << "item " << i << " of " << range << ", " << stripes << " stripes";
+      }
+    }
   }
 }
 

@@ -260,7 +260,9 @@ class RealizingCompute : public ComputeBackend {
     }
     // Operations (prefill) as the kernel's bytes at 4 operations per byte.
     const int64_t bytes = task.ops > 0 ? static_cast<int64_t>(task.ops / 4) : task.bytes;
-    if (mapped_ != nullptr && task.file_offset >= 0) return MappedWork(task.file_offset, bytes);
+    if (mapped_ != nullptr && task.file_offset >= 0) {
+      return MappedWork(task.file_offset, bytes, task.stripe, task.stripes);
+    }
     // FFN weights live in the cache arena, or with the resident weights when the
     // strategy has no cache (in_memory): never a bundle or two reused from the
     // CPU's caches, which would pass the cache's speed off as DRAM's.
@@ -275,12 +277,26 @@ class RealizingCompute : public ComputeBackend {
     return KernelOver(base, pool, first, n);
   }
 
-  // The dense GEMV over `bytes` of the mapped file from `offset` (wrapped into
-  // the file): the page faults are the reads.
-  std::shared_ptr<const std::function<void()>> MappedWork(int64_t offset, int64_t bytes) {
+  // The dense GEMV over stripe `stripe` of `stripes` of the mapped file's
+  // bytes x stripes from `offset` (wrapped into the file): chunks of 64 rows
+  // (whole bundles), this task taking every stripes-th, as llama.cpp's threads
+  // take a matrix's chunks in turn. The page faults are the reads.
+  std::shared_ptr<const std::function<void()>> MappedWork(int64_t offset, int64_t bytes, int stripe,
+                                                          int stripes) {
     const int64_t size = shape_.bundle_bytes();
-    return GemvOver(mapped_->data(), std::max<int64_t>(1, mapped_->size() / size), offset / size,
-                    std::max<int64_t>(1, bytes / size));
+    const int64_t pool = std::max<int64_t>(1, mapped_->size() / size);
+    const int64_t first = offset / size, n = std::max<int64_t>(1, bytes / size);
+    const int64_t rows_per_bundle = shape_.gated ? 3 : 2;
+    const int64_t chunk = (64 + rows_per_bundle - 1) / rows_per_bundle;  // bundles
+    const int64_t range = n * std::max(1, stripes);
+    const FfnKernelShape shape = shape_;
+    const uint8_t* base = mapped_->data();
+    return std::make_shared<const std::function<void()>>([=] {
+      TaskBuffers& b = TaskBuffers::Of(shape.d_model);
+      ForEachStripeChunk(range, chunk, stripe, stripes, [&](int64_t at, int64_t count) {
+        GemvRows(shape, base, pool, first + at, count, &b);
+      });
+    });
   }
 
   // The dense GEMV over the rows of `n` bundles of the `pool` bundles at
@@ -288,20 +304,25 @@ class RealizingCompute : public ComputeBackend {
   std::shared_ptr<const std::function<void()>> GemvOver(const uint8_t* base, int64_t pool,
                                                         int64_t first, int64_t n) const {
     const FfnKernelShape shape = shape_;
-    return std::make_shared<const std::function<void()>>([=] {
-      const int64_t rows_per_bundle = shape.gated ? 3 : 2;
-      TaskBuffers& b = TaskBuffers::Of(shape.d_model);
-      if (b.y.size() < static_cast<size_t>(rows_per_bundle * std::min(n, pool))) {
-        b.y.resize(rows_per_bundle * std::min(n, pool));
-      }
-      for (int64_t done = 0; done < n;) {
-        const int64_t at = (first + done) % pool;
-        const int64_t run = std::min(n - done, pool - at);
-        DenseGemv(shape, base + at * shape.bundle_bytes(), run * rows_per_bundle, b.x.data(),
-                  b.y.data());
-        done += run;
-      }
-    });
+    return std::make_shared<const std::function<void()>>(
+        [=] { GemvRows(shape, base, pool, first, n, &TaskBuffers::Of(shape.d_model)); });
+  }
+
+  // The dense GEMV over the rows of `n` bundles of the `pool` bundles at
+  // `base`, from bundle `first` on, wrapping around, into b's buffers.
+  static void GemvRows(const FfnKernelShape& shape, const uint8_t* base, int64_t pool,
+                       int64_t first, int64_t n, TaskBuffers* b) {
+    const int64_t rows_per_bundle = shape.gated ? 3 : 2;
+    if (b->y.size() < static_cast<size_t>(rows_per_bundle * std::min(n, pool))) {
+      b->y.resize(rows_per_bundle * std::min(n, pool));
+    }
+    for (int64_t done = 0; done < n;) {
+      const int64_t at = (first + done) % pool;
+      const int64_t run = std::min(n - done, pool - at);
+      DenseGemv(shape, base + at * shape.bundle_bytes(), run * rows_per_bundle, b->x.data(),
+                b->y.data());
+      done += run;
+    }
   }
 
   // The sparse FFN kernel over `n` bundles drawn at random (seeded by `first`)

@@ -6,15 +6,16 @@
 // every token once it does not fit, or the refault protection of the
 // multi-generational LRU, which keeps part of it). The window is the device's
 // read-ahead (`read_ahead_kb`, /sys/block/DEV/queue/read_ahead_kb), doubled
-// because llama.cpp advises the file POSIX_FADV_SEQUENTIAL. Each compute thread
-// faults on its part of each matrix: its first missing window is a blocking
-// read-around, after which the kernel's asynchronous read-ahead streams the
-// part's next windows while the thread computes (a thread reaching a window's
-// marker page starts the next read, so two windows are in flight), and a
-// thread waits only for the reads its compute has caught up with. The kernel
-// sends a window as requests of at most the device's largest request
-// (`max_request_kb`, /sys/block/DEV/queue/max_sectors_kb), all in flight
-// together: the device's queue holds the faulting threads' windows' requests.
+// because llama.cpp advises the file POSIX_FADV_SEQUENTIAL. The compute
+// threads share each matrix in chunks of 64 rows taken in turn (ggml's matrix
+// multiplication), so their faults are one sequential stream: its first missing
+// window is a blocking read-around, after which the kernel's asynchronous
+// read-ahead streams the next windows while the threads compute (a reader
+// reaching a window's marker page starts the next read, so two windows are in
+// flight), and the threads wait only for the reads their compute has caught up
+// with. The kernel sends a window as requests of at most the device's largest
+// request (`max_request_kb`, /sys/block/DEV/queue/max_sectors_kb), all in
+// flight together.
 // Those reads are the kernel's (`mmap`, true: as llama.cpp maps its weights),
 // priced from the profile's page-cache points where it has them; with
 // mmap=false a real run reads the same windows itself with O_DIRECT, priced
@@ -50,8 +51,8 @@ class LlamaCpp : public Strategy {
   ResourcePlan resources() const override {
     return {.compute_threads = threads_,
             .io_core_class = "",
-            .io_issuers = threads_,
-            .uses_npu = false};  // faulting threads read for themselves
+            .io_issuers = 1,
+            .uses_npu = false};  // one stream: the kernel's read-ahead of the file
   }
   MemoryPlan memory() const override { return memory_; }
   CacheCounters counters() const override {
@@ -94,16 +95,22 @@ class LlamaCpp : public Strategy {
 
   int64_t FileBytes() const { return costs_.layers * layer_stride_ + costs_.head_bytes; }
 
-  // The threads share the windows of `ranges` (contiguous parts each); a thread
-  // reads its missing windows one by one, then computes. The file has one
-  // read-ahead stream: when the first thread's first missing window is the one
-  // after the previous scan's last read, the kernel requested it while the
-  // previous scan ran (its reader passed the marker), so that read does not
-  // wait for the previous scan's compute; the other threads fault on their
-  // parts' starts at once. The plan issues it once the previous part's first
-  // window is in, so at a scan's boundary three windows can be in flight
-  // where the kernel keeps two: a device that gains from depth beyond two
-  // windows is priced a little fast there.
+  // The threads share each scan (the windows of `ranges`) as llama.cpp's do:
+  // they take its chunks of 64 rows in turn, so their page faults are one
+  // sequential stream through the file, whose read-ahead state the kernel
+  // keeps per file. Its first missing window is a blocking read-around, which
+  // every thread waits for; the kernel's asynchronous read-ahead then streams
+  // the next windows while the threads compute (a reader reaching a window's
+  // marker page starts the next read, so two windows are in flight), and the
+  // threads wait only for the reads their compute has caught up with: a scan's
+  // windows after its first stream once its readers have started it (`after`)
+  // and its first window is in. When the first missing window is the one after
+  // the previous scan's last read, the kernel requested it while the previous
+  // scan ran (its reader passed the marker), so that read waits only for the
+  // previous scan's first read: the stream runs on from one matrix into the
+  // next. Within a scan the reads are not held back by the compute: where
+  // compute is the slower, they run further ahead than the kernel's two
+  // windows.
   NodeId PlanScan(const std::vector<Range>& ranges, int64_t extra_bytes, ComputeKind kind,
                   NodeId after, WorkPlan* plan) {
     const Stream previous = stream_;
@@ -115,69 +122,66 @@ class LlamaCpp : public Strategy {
       }
       bytes += r.bytes;
     }
-    std::vector<NodeId> ends;
-    const int64_t n = static_cast<int64_t>(windows.size());
-    for (int t = 0; t < threads_; ++t) {
-      const int64_t begin = n * t / threads_, end = n * (t + 1) / threads_;
-      int64_t misses = 0, first_miss = -1, last_miss = -1;
-      for (int64_t i = begin; i < end; ++i) {
-        if (cache_->Access(static_cast<CacheKey>(windows[i]), window_)) continue;
-        ++misses;
-        if (first_miss < 0) first_miss = windows[i];
-        last_miss = windows[i];
+    int64_t misses = 0, first_miss = -1, last_miss = -1;
+    for (int64_t w : windows) {
+      if (cache_->Access(static_cast<CacheKey>(w), window_)) continue;
+      ++misses;
+      if (first_miss < 0) first_miss = w;
+      last_miss = w;
+    }
+    NodeId first = kNoNode, streamed = kNoNode;
+    if (misses > 0) {
+      const NodeId read_after = first_miss == previous.next_window ? previous.marker : kNoNode;
+      FlashRead read{.request_bytes = request_,
+                     .count = requests_per_window_,
+                     .max_in_flight = requests_per_window_,
+                     .sequential = true,
+                     .range_bytes = FileBytes(),
+                     .fills_cache = true,
+                     .page_cache = mapped_};
+      first = plan->Read(read, {read_after != kNoNode ? read_after : after});
+      streamed = first;
+      if (misses > 1) {
+        read.count = static_cast<int32_t>((misses - 1) * requests_per_window_);
+        read.max_in_flight = 2 * requests_per_window_;
+        streamed = plan->Read(read, {first, after});
       }
-      const int64_t part = n == 0 ? 0 : bytes * (end - begin) / n;
-      const int64_t offset = begin < n ? windows[begin] * window_ : 0;
-      const NodeId read_after =
-          t == 0 && misses > 0 && first_miss == previous.next_window ? previous.read : kNoNode;
-      NodeId first_read = kNoNode;
-      ends.push_back(PlanThreadPart(kind, misses, end - begin, part, offset, after, read_after,
-                                    plan, &first_read));
-      if (misses > 0) stream_ = {.next_window = last_miss + 1, .read = first_read};
+      stream_ = {.next_window = last_miss + 1, .marker = first};
+    }
+    const int64_t offset = windows.empty() ? 0 : windows.front() * window_;
+    const int64_t n = std::max<int64_t>(1, static_cast<int64_t>(windows.size()));
+    std::vector<NodeId> ends;
+    for (int t = 0; t < threads_; ++t) {
+      const int64_t share = bytes * (t + 1) / threads_ - bytes * t / threads_;
+      const ComputeTask compute{.kind = kind,
+                                .unit = ComputeUnit::kCpu,
+                                .file_offset = offset,
+                                .stripe = static_cast<int16_t>(t),
+                                .stripes = static_cast<int16_t>(threads_),
+                                .in_order = true};
+      ends.push_back(PlanThreadShare(compute, share, n, first, streamed, after, plan));
     }
     NodeId done = plan->Join(ends);
     plan->Depend(done, after);
     return done;
   }
 
-  // One thread's part of a scan: `windows` windows of which `misses` are read,
-  // `bytes` of compute. The first window's read blocks the thread; the rest
-  // stream ahead of it (two windows in flight per thread: the one it waits for
-  // and the next), overlapped with the compute of all but the last window,
-  // which waits for the last read. A window is read as requests_per_window_
-  // requests of request_ bytes. The part starts at file offset `offset`. Its
-  // first read waits for `read_after` instead of `after` where that is a node
-  // (read ahead by the stream); its node goes to *first_read.
-  NodeId PlanThreadPart(ComputeKind kind, int64_t misses, int64_t windows, int64_t bytes,
-                        int64_t offset, NodeId after, NodeId read_after, WorkPlan* plan,
-                        NodeId* first_read) {
-    const ComputeTask compute{
-        .kind = kind, .unit = ComputeUnit::kCpu, .file_offset = offset, .in_order = true};
-    if (misses == 0) {
+  // One thread's `bytes` of a scan of `windows` windows. Without reads it
+  // computes at once; else its compute of all but the last window waits for
+  // the first read (`first`), and its last window's for the whole stream
+  // (`streamed`).
+  static NodeId PlanThreadShare(const ComputeTask& compute, int64_t bytes, int64_t windows,
+                                NodeId first, NodeId streamed, NodeId after, WorkPlan* plan) {
+    if (first == kNoNode) {
       ComputeTask all = compute;
       all.bytes = bytes;
       return plan->Compute(all, {after});
     }
-    FlashRead read{.request_bytes = request_,
-                   .count = requests_per_window_,
-                   .max_in_flight = requests_per_window_,
-                   .sequential = true,
-                   .range_bytes = FileBytes(),
-                   .fills_cache = true,
-                   .page_cache = mapped_};
-    const NodeId first = plan->Read(read, {read_after != kNoNode ? read_after : after});
-    *first_read = first;
-    NodeId streamed = first;
-    if (misses > 1) {
-      read.count = static_cast<int32_t>((misses - 1) * requests_per_window_);
-      read.max_in_flight = 2 * requests_per_window_;
-      streamed = plan->Read(read, {first});
-    }
-    const int64_t last_bytes = bytes / std::max<int64_t>(1, windows);
+    const int64_t last_bytes = bytes / windows;
     ComputeTask body = compute, last = compute;
     body.bytes = bytes - last_bytes;
     last.bytes = last_bytes;
-    last.file_offset = offset + body.bytes;
+    last.file_offset = compute.file_offset + body.bytes * compute.stripes;
     const NodeId computed = plan->Compute(body, {first, after});
     return plan->Compute(last, {computed, streamed});
   }
@@ -189,10 +193,11 @@ class LlamaCpp : public Strategy {
   int64_t request_;              // the bytes of one request (at most the device's largest)
   int32_t requests_per_window_;  // requests a window's read is split into
   // The file's read-ahead stream within the token being planned: the window
-  // after the last one read, and the read that started it (kNoNode: none).
+  // after the last one read, and the node after which the kernel sends it (the
+  // last scan's first read; kNoNode: none).
   struct Stream {
     int64_t next_window = -1;
-    NodeId read = kNoNode;
+    NodeId marker = kNoNode;
   };
   Stream stream_;
   std::unique_ptr<NeuronCache> cache_;
