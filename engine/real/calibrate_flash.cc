@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -50,12 +51,15 @@ int64_t BlockReadTicksMs(const std::string& path) {
 }
 
 // Faults in `bytes` from `offset` of the file at `path` through a mapping advised
-// POSIX_FADV_SEQUENTIAL, as llama.cpp's threads fault in its weights, with the
-// file's pages dropped before and after: the kernel's read-ahead, bytes/s.
-// Fails when the kernel's count of bytes read shows the pages did not come
-// from the device (a file system that ignores the drop).
+// POSIX_FADV_SEQUENTIAL, as llama.cpp's threads fault in its weights: `threads`
+// threads taking chunks of kFaultChunkBytes in turn, with the file's pages
+// dropped before and after: the kernel's read-ahead, bytes/s. Fails when the
+// kernel's count of bytes read shows the pages did not come from the device (a
+// file system that ignores the drop).
+constexpr int64_t kFaultChunkBytes = 144 << 10;  // 64 rows of a 4096-wide Q4_0 matrix
+
 absl::StatusOr<double> MeasureMappedReadAhead(const std::string& path, int64_t offset,
-                                              int64_t bytes) {
+                                              int64_t bytes, int threads) {
   const int fd = ::open(path.c_str(), O_RDONLY);
   if (fd < 0) return absl::UnavailableError(absl::StrCat(path, ": cannot open"));
   (void)::posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
@@ -68,7 +72,17 @@ absl::StatusOr<double> MeasureMappedReadAhead(const std::string& path, int64_t o
   const int64_t read_before = ProcessStorageReadBytes();
   const auto t0 = std::chrono::steady_clock::now();
   const volatile uint8_t* page = static_cast<const uint8_t*>(map);
-  for (int64_t at = 0; at < bytes; at += 4096) (void)page[at];
+  std::atomic<int64_t> next{0};
+  auto fault = [&] {
+    for (int64_t at; (at = next.fetch_add(kFaultChunkBytes)) < bytes;) {
+      const int64_t end = std::min(bytes, at + kFaultChunkBytes);
+      for (int64_t p = at; p < end; p += 4096) (void)page[p];
+    }
+  };
+  std::vector<std::thread> others;
+  for (int t = 1; t < threads; ++t) others.emplace_back(fault);
+  fault();
+  for (std::thread& t : others) t.join();
   const double seconds = Seconds(t0);
   const int64_t read = ProcessStorageReadBytes() - read_before;
   ::munmap(map, bytes);
@@ -279,7 +293,7 @@ ReadAheadShape ReadAheadOf(const FlashSpec& flash) {
 }
 
 absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,
-                                            int64_t bytes, const FlashSpec& flash,
+                                            int64_t bytes, const FlashSpec& flash, int threads,
                                             const std::string& date) {
   const ReadAheadShape shape = ReadAheadOf(flash);
   const int64_t window = shape.window_bytes, request = shape.request_bytes;
@@ -291,7 +305,7 @@ absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t fil
   constexpr int kPlaces = 7;
   for (int pass = 0; pass < kPlaces; ++pass) {
     const int64_t offset = (file_bytes - bytes) * pass / (kPlaces - 1) / 4096 * 4096;
-    absl::StatusOr<double> tp = MeasureMappedReadAhead(path, offset, bytes);
+    absl::StatusOr<double> tp = MeasureMappedReadAhead(path, offset, bytes, threads);
     if (!tp.ok()) return tp.status();
     runs.push_back(*tp);
   }
@@ -302,7 +316,9 @@ absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t fil
                     .source = absl::StrCat("measured ", date, ": ", bytes >> 20,
                                            " MiB faulted in through a mapping advised "
                                            "POSIX_FADV_SEQUENTIAL (read-ahead windows of ",
-                                           window >> 10, " KiB), median of ", kPlaces, " places"),
+                                           window >> 10, " KiB) by ", threads, " threads taking ",
+                                           kFaultChunkBytes >> 10,
+                                           " KiB chunks in turn, median of ", kPlaces, " places"),
                     .page_cache = true};
 }
 

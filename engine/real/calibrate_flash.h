@@ -57,9 +57,11 @@ ReadAheadShape ReadAheadOf(const FlashSpec& flash);
 // The kernel's read-ahead as llamacpp plans it (windows of twice the device's
 // read-ahead, each sent as requests of at most the device's largest request,
 // two windows in flight), measured through the page cache as a mapped file is
-// read: the median of reads of `bytes` at seven places spread over the file.
+// read by `threads` threads taking its chunks in turn, as llama.cpp's compute
+// threads share a matrix: the median of reads of `bytes` at seven places spread
+// over the file.
 absl::StatusOr<FlashPoint> MeasureReadAhead(const std::string& path, int64_t file_bytes,
-                                            int64_t bytes, const FlashSpec& flash,
+                                            int64_t bytes, const FlashSpec& flash, int threads,
                                             const std::string& date);
 
 // The same windows read directly (O_DIRECT, sequential requests of the
