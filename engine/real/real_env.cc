@@ -42,7 +42,9 @@ struct Job {
 // Common part of the real devices: the file, counters, completion posting.
 class RealFlashBase : public FlashDevice {
  public:
-  RealFlashBase(int fd, CompletionQueue* queue) : fd_(fd), queue_(queue) {}
+  // `device_queue`: the most reads the device takes at once.
+  RealFlashBase(int fd, CompletionQueue* queue, int device_queue)
+      : fd_(fd), queue_(queue), counters_(device_queue) {}
   ~RealFlashBase() override {
     if (fd_ >= 0) close(fd_);
   }
@@ -76,7 +78,7 @@ class RealFlashBase : public FlashDevice {
 class PreadFlashDevice : public RealFlashBase {
  public:
   PreadFlashDevice(int fd, int threads, CompletionQueue* queue)
-      : RealFlashBase(fd, queue), threads_(threads) {
+      : RealFlashBase(fd, queue, threads), threads_(threads) {
     for (int i = 0; i < threads; ++i) workers_.emplace_back([this] { Loop(); });
   }
   ~PreadFlashDevice() override {
@@ -91,7 +93,7 @@ class PreadFlashDevice : public RealFlashBase {
     counters_.Begin(SteadyNs());
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(std::make_unique<Job>(Job{read}));
-    counters_.Offered(SteadyNs(), jobs_.back()->Offers(), threads_);
+    counters_.Offered(SteadyNs(), jobs_.back()->Offers());
     for (int i = 0; i < read.count; ++i) work_.push_back({jobs_.back().get(), i});
     cv_.notify_all();
   }
@@ -133,7 +135,7 @@ class PreadFlashDevice : public RealFlashBase {
         cv_.notify_all();
         const int offered = p.job->Offers();
         ++p.job->done;
-        counters_.Offered(SteadyNs(), p.job->Offers() - offered, threads_);
+        counters_.Offered(SteadyNs(), p.job->Offers() - offered);
         if (p.job->done == r.count) {
           for (auto it = jobs_.begin(); it != jobs_.end(); ++it) {
             if (it->get() == p.job) {
@@ -190,7 +192,7 @@ class UringFlashDevice : public RealFlashBase {
 
  private:
   UringFlashDevice(int fd, int depth, CompletionQueue* queue)
-      : RealFlashBase(fd, queue), depth_(depth) {}
+      : RealFlashBase(fd, queue, depth), depth_(depth) {}
 
   // Moves reads of pending jobs into the submission queue while the ring and
   // each job's own limit on reads in flight allow.
@@ -203,7 +205,7 @@ class UringFlashDevice : public RealFlashBase {
       job->taken = true;
       const int64_t now = SteadyNs();
       counters_.Begin(now);
-      counters_.Offered(now, job->Offers(), depth_);
+      counters_.Offered(now, job->Offers());
     }
     int added = 0;
     for (auto it = pending_.begin(); it != pending_.end() && in_flight_ < depth_;) {
@@ -261,7 +263,7 @@ class UringFlashDevice : public RealFlashBase {
       --job->in_flight;
       const int offered = job->Offers();
       ++job->done;
-      counters_.Offered(SteadyNs(), job->Offers() - offered, depth_);
+      counters_.Offered(SteadyNs(), job->Offers() - offered);
       if (job->done < job->read.count) return;
       for (auto it = running_.begin(); it != running_.end(); ++it) {
         if (it->get() == job) {
@@ -318,12 +320,11 @@ void DeviceCounters::Reads(int64_t now_ns, int delta) {
   reads_since_ns_ = now_ns;
 }
 
-void DeviceCounters::Offered(int64_t now_ns, int delta, int queue) {
+void DeviceCounters::Offered(int64_t now_ns, int delta) {
   std::lock_guard<std::mutex> lock(mu_);
   offered_ns_ += static_cast<double>(std::min(offered_, offered_cap_)) *
                  static_cast<double>(now_ns - offered_since_ns_);
   offered_ += delta;
-  offered_cap_ = queue;
   offered_since_ns_ = now_ns;
 }
 

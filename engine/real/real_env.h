@@ -32,13 +32,15 @@ class RealClock : public Clock {
 // Bytes and busy time shared by the real devices (updated from their threads).
 class DeviceCounters {
  public:
+  // `queue`: the most reads the device takes at once.
+  explicit DeviceCounters(int queue) : offered_cap_(queue) {}
   void Begin(int64_t now_ns);  // a batch starts
   void End(int64_t now_ns, int64_t bytes);
   // `delta` reads went to the device (positive) or came back (negative).
   void Reads(int64_t now_ns, int delta);
   // The batches let the device have `delta` reads more (or fewer), of which it
-  // takes at most `queue` at once.
-  void Offered(int64_t now_ns, int delta, int queue);
+  // takes at most its queue at once.
+  void Offered(int64_t now_ns, int delta);
   int64_t bytes() const { return bytes_.load(); }
   Nanos busy() const;
   Nanos held_time() const;     // reads at the device, integrated over time
@@ -53,7 +55,7 @@ class DeviceCounters {
   int64_t reads_since_ns_ = 0;
   double read_ns_ = 0;
   int offered_ = 0;  // reads the batches let the device have, before its queue's limit
-  int offered_cap_ = 0;
+  const int offered_cap_;
   int64_t offered_since_ns_ = 0;
   double offered_ns_ = 0;
   std::atomic<int64_t> bytes_{0};

@@ -115,16 +115,16 @@ TEST_P(RealDevices, CountTheReadsTheyHoldInFlight) {
 }
 
 TEST(DeviceCounters, IntegrateTheReadsInFlightOverTime) {
-  DeviceCounters c;
+  DeviceCounters c(/*queue=*/4);
   c.Reads(1000, 2);
   c.Reads(1010, -1);  // two for 10 ns
   c.Reads(1030, -1);  // one for 20 ns
   c.Reads(5000, 3);   // none for the gap
   c.Reads(5005, -3);  // three for 5 ns
   EXPECT_EQ(c.held_time().ns, 2 * 10 + 20 + 15);
-  c.Offered(0, 5, 4);    // five offered to a queue of four: four for 10 ns
-  c.Offered(10, -3, 4);  // two for 10 ns
-  c.Offered(20, -2, 4);
+  c.Offered(0, 5);    // five offered to a queue of four: four for 10 ns
+  c.Offered(10, -3);  // two for 10 ns
+  c.Offered(20, -2);
   EXPECT_EQ(c.offered_time().ns, 4 * 10 + 2 * 10);
 }
 
