@@ -8,7 +8,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "engine/real/calibrate.h"
@@ -37,25 +41,45 @@ std::string PageFile() {
   return path;
 }
 
-class RealDevices : public ::testing::TestWithParam<const char*> {};
+// A read target of `offsets`, one page each, into a page-aligned buffer it
+// frees itself (null where it could not be had).
+struct PageTarget {
+  explicit PageTarget(std::vector<int64_t> offsets) : target(std::make_shared<ReadTarget>()) {
+    void* p = nullptr;
+    if (posix_memalign(&p, 4096, offsets.size() * 4096) == 0) memory.reset(p);
+    target->offsets = std::move(offsets);
+    target->buffer = static_cast<uint8_t*>(memory.get());
+  }
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  std::unique_ptr<void, Free> memory;
+  std::shared_ptr<ReadTarget> target;
+};
+
+class RealDevices : public ::testing::TestWithParam<const char*> {
+ protected:
+  // The device under test (GetParam(): its back end) over PageFile().
+  absl::StatusOr<std::unique_ptr<FlashDevice>> Open(int queue_depth) {
+    return OpenFlashDevice({.path = PageFile(), .queue_depth = queue_depth, .io = GetParam()},
+                           &queue_, &notice_);
+  }
+  CompletionQueue queue_;
+  std::string notice_;
+};
 
 TEST_P(RealDevices, ReadTheRightPagesAndReportEachBatch) {
-  CompletionQueue queue;
-  std::string notice;
-  auto dev =
-      OpenFlashDevice({.path = PageFile(), .queue_depth = 4, .io = GetParam()}, &queue, &notice);
+  auto dev = Open(4);
   ASSERT_TRUE(dev.ok()) << dev.status();
   TracingFlashDevice traced(*std::move(dev));
   Sink sink;
   traced.SetSink(&sink);
-  void* buffer = nullptr;
-  ASSERT_EQ(posix_memalign(&buffer, 4096, 3 * 4096), 0);
-  auto target = std::make_shared<ReadTarget>();
-  target->offsets = {5 * 4096, 0, 15 * 4096};
-  target->buffer = static_cast<uint8_t*>(buffer);
+  PageTarget pages({5 * 4096, 0, 15 * 4096});
+  ASSERT_NE(pages.memory, nullptr);
+  const std::shared_ptr<ReadTarget>& target = pages.target;
   traced.Submit(
       {.tag = 7, .request_bytes = 4096, .count = 3, .max_in_flight = 1, .target = target});
-  while (sink.reads.empty()) queue.Pop()();
+  while (sink.reads.empty()) queue_.Pop()();
   EXPECT_EQ(sink.reads[0], (std::pair<uint64_t, bool>{7, true}));
   EXPECT_EQ(target->buffer[0], 'f');
   EXPECT_EQ(target->buffer[4096], 'a');
@@ -64,54 +88,41 @@ TEST_P(RealDevices, ReadTheRightPagesAndReportEachBatch) {
   ASSERT_EQ(traced.entries().size(), 1u);
   EXPECT_EQ(traced.entries()[0].first_offset, 5 * 4096);
   EXPECT_TRUE(traced.entries()[0].ok);
-  std::free(buffer);
 }
 
 TEST_P(RealDevices, ReadPastTheEndFails) {
-  CompletionQueue queue;
-  std::string notice;
-  auto dev =
-      OpenFlashDevice({.path = PageFile(), .queue_depth = 4, .io = GetParam()}, &queue, &notice);
+  auto dev = Open(4);
   ASSERT_TRUE(dev.ok());
   Sink sink;
   (*dev)->SetSink(&sink);
-  void* buffer = nullptr;
-  ASSERT_EQ(posix_memalign(&buffer, 4096, 4096), 0);
-  auto target = std::make_shared<ReadTarget>();
-  target->offsets = {64 * 4096};
-  target->buffer = static_cast<uint8_t*>(buffer);
-  (*dev)->Submit({.tag = 1, .request_bytes = 4096, .count = 1, .target = target});
-  while (sink.reads.empty()) queue.Pop()();
+  PageTarget pages({64 * 4096});
+  ASSERT_NE(pages.memory, nullptr);
+  (*dev)->Submit({.tag = 1, .request_bytes = 4096, .count = 1, .target = pages.target});
+  while (sink.reads.empty()) queue_.Pop()();
   EXPECT_FALSE(sink.reads[0].second);
-  std::free(buffer);
 }
 
 // The device counts the reads it holds over time, and those the batch offered
 // it: never more held than offered, nor more offered than the batch's limit,
 // and some while it is busy.
 TEST_P(RealDevices, CountTheReadsTheyHoldInFlight) {
-  CompletionQueue queue;
-  std::string notice;
-  auto dev =
-      OpenFlashDevice({.path = PageFile(), .queue_depth = 8, .io = GetParam()}, &queue, &notice);
+  auto dev = Open(8);
   ASSERT_TRUE(dev.ok()) << dev.status();
   Sink sink;
   (*dev)->SetSink(&sink);
-  void* buffer = nullptr;
-  ASSERT_EQ(posix_memalign(&buffer, 4096, 16 * 4096), 0);
-  auto target = std::make_shared<ReadTarget>();
-  for (int i = 0; i < 16; ++i) target->offsets.push_back(int64_t{15 - i} * 4096);
-  target->buffer = static_cast<uint8_t*>(buffer);
+  std::vector<int64_t> backwards;
+  for (int i = 0; i < 16; ++i) backwards.push_back(int64_t{15 - i} * 4096);
+  PageTarget pages(backwards);
+  ASSERT_NE(pages.memory, nullptr);
   (*dev)->Submit(
-      {.tag = 3, .request_bytes = 4096, .count = 16, .max_in_flight = 2, .target = target});
-  while (sink.reads.empty()) queue.Pop()();
+      {.tag = 3, .request_bytes = 4096, .count = 16, .max_in_flight = 2, .target = pages.target});
+  while (sink.reads.empty()) queue_.Pop()();
   ASSERT_TRUE(sink.reads[0].second);
   const int64_t busy = (*dev)->busy_time().ns, held = (*dev)->held_time().ns;
   const int64_t offered = (*dev)->offered_time().ns;
   EXPECT_GT(held, 0);
   EXPECT_LE(held, offered) << "held " << held << " ns of reads, offered " << offered;
   EXPECT_LE(offered, 2 * busy) << "offered " << offered << " ns of reads in " << busy << " ns";
-  std::free(buffer);
 }
 
 TEST(DeviceCounters, IntegrateTheReadsInFlightOverTime) {
