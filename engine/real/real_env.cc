@@ -30,7 +30,7 @@ struct Job {
   int in_flight = 0;  // at most read.max_in_flight (a thread blocked on a fault: 1)
   int done = 0;
   bool ok = true;
-  bool taken = false;  // the submitter has taken it (the hand-off is over)
+  bool taken = false;  // the submitter (or a pread worker) has taken it: the hand-off is over
 
   bool CanIssue() const {
     return submitted < read.count && in_flight < std::max(1, read.max_in_flight);
@@ -90,10 +90,8 @@ class PreadFlashDevice : public RealFlashBase {
     for (std::thread& t : workers_) t.join();
   }
   void Submit(const FlashRead& read) override {
-    counters_.Begin(SteadyNs());
     std::lock_guard<std::mutex> lock(mu_);
     jobs_.push_back(std::make_unique<Job>(Job{read}));
-    counters_.Offered(SteadyNs(), jobs_.back()->Offers());
     for (int i = 0; i < read.count; ++i) work_.push_back({jobs_.back().get(), i});
     cv_.notify_all();
   }
@@ -121,6 +119,12 @@ class PreadFlashDevice : public RealFlashBase {
         p = *it;
         work_.erase(it);
         ++p.job->in_flight;
+        if (!p.job->taken) {  // the batch's clock starts when a worker takes it, not at Submit
+          p.job->taken = true;
+          const int64_t now = SteadyNs();
+          counters_.Begin(now);
+          counters_.Offered(now, p.job->Offers());
+        }
       }
       const FlashRead& r = p.job->read;
       counters_.Reads(SteadyNs(), 1);
