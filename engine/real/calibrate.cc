@@ -279,8 +279,8 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
       ", every core computing at once: the FFN kernel over random bundles (gemv), "
       "the GEMV over consecutive rows (dense_gemv), INT4 g32 and per format "
       "(kernel_rates), scattered rates over 512 MiB and, where measured, over a wider span "
-      "(wide_span_mib), each format's fixed cost per call (call_us) from calls held in "
-      "the caches; "
+      "(wide_span_mib), each format's fixed cost per call (call_us) from calls of 32 and "
+      "512 random bundles from DRAM; "
       "dense_gops = 4 x kernel bytes/s [derived]; lowest-highest of the three passes, GB/s "
       "per core: ",
       absl::StrJoin(spreads, "; "));

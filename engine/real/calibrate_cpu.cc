@@ -200,25 +200,66 @@ double MeasureKernel(const FfnKernelShape& s, const KernelArena& arena, double s
   return sum / threads;
 }
 
-double MeasureKernelCallNs(const FfnKernelShape& s, int batches) {
-  constexpr int kMany = 17, kCallsPerBatch = 64;
+namespace {
+
+// The time at zero bundles of a kernel call, ns: the intercept of calls of
+// `few` and of `many` bundles timed by `per_call_ns(n)`, each size's median
+// over `batches`, the sizes alternated so that a drift biases neither.
+double CallInterceptNs(const std::function<double(int)>& per_call_ns, int few, int many,
+                       int batches) {
+  std::vector<double> few_ns, many_ns;
+  for (int b = 0; b < batches; ++b) {
+    few_ns.push_back(per_call_ns(few));
+    many_ns.push_back(per_call_ns(many));
+  }
+  const double per_bundle_ns = std::max(0.0, Median(many_ns) - Median(few_ns)) / (many - few);
+  return std::max(0.0, Median(few_ns) - few * per_bundle_ns);
+}
+
+// The call's own work (quantizing x, folding the output), ns: calls of 1 and
+// 17 bundles held in the CPU's caches.
+double CachedCallNs(const FfnKernelShape& s, int batches) {
+  constexpr int kMany = 17, kCalls = 64;
   auto buffer = std::make_unique_for_overwrite<uint8_t[]>(kMany * s.bundle_bytes());
   FillUnitBundles(s, buffer.get(), kMany);
   std::vector<const uint8_t*> bundles(kMany);
   for (int k = 0; k < kMany; ++k) bundles[k] = buffer.get() + k * s.bundle_bytes();
   std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
-  auto per_call_ns = [&](int n) {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < kCallsPerBatch; ++i) SparseFfn(s, bundles.data(), n, x.data(), out.data());
-    return Seconds(t0) * 1e9 / kCallsPerBatch;
-  };
-  std::vector<double> one, many;
-  for (int b = 0; b < batches; ++b) {  // interleaved, so a drift biases neither
-    one.push_back(per_call_ns(1));
-    many.push_back(per_call_ns(kMany));
-  }
-  const double per_bundle_ns = std::max(0.0, Median(many) - Median(one)) / (kMany - 1);
-  return std::max(0.0, Median(one) - per_bundle_ns);
+  return CallInterceptNs(
+      [&](int n) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < kCalls; ++i) SparseFfn(s, bundles.data(), n, x.data(), out.data());
+        return Seconds(t0) * 1e9 / kCalls;
+      },
+      1, kMany, batches);
+}
+
+// The same with every call's bundles drawn anew from `arena` (from DRAM).
+double DramCallNs(const FfnKernelShape& s, const KernelArena& arena, int batches) {
+  constexpr int kFew = 32, kMany = 512, kCalls = 16;
+  Random rng(17);
+  std::vector<const uint8_t*> bundles(kMany * kCalls);
+  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+  return CallInterceptNs(
+      [&](int n) {
+        for (int k = 0; k < n * kCalls; ++k) {
+          bundles[k] =
+              arena.data() + rng.Below(static_cast<uint32_t>(arena.bundles)) * s.bundle_bytes();
+        }
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int i = 0; i < kCalls; ++i) {
+          SparseFfn(s, bundles.data() + i * n, n, x.data(), out.data());
+        }
+        return Seconds(t0) * 1e9 / kCalls;
+      },
+      kFew, kMany, batches);
+}
+
+}  // namespace
+
+double MeasureKernelCallNs(const FfnKernelShape& s, const KernelArena& arena, int batches) {
+  // The call's own work is a floor the noisier intercept from DRAM cannot go below.
+  return std::max(CachedCallNs(s, batches), DramCallNs(s, arena, batches));
 }
 
 KernelArena::KernelArena(const FfnKernelShape& shape, int64_t span_bytes)
@@ -240,6 +281,7 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
     // All cores at once, then one alone (the others idle).
     std::vector<double> scattered, in_order, scattered_alone, in_order_alone;
     std::string pages;  // how the arena was paged: the scattered rates depend on it
+    double call_ns = 0;
     {
       const KernelArena arena(shape, span_bytes);
       pages = arena.huge_bytes() < 0
@@ -252,6 +294,7 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
         scattered_alone.push_back(MeasureKernel(shape, arena, seconds, false, 1));
         in_order_alone.push_back(MeasureKernel(shape, arena, seconds, true, 1));
       }
+      call_ns = MeasureKernelCallNs(shape, arena, std::max(5, static_cast<int>(seconds * 100)));
     }
     const Quantization q{.kind = shape.bits == 4 ? QuantKind::kInt4 : QuantKind::kInt8,
                          .group_size = shape.group};
@@ -270,7 +313,7 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
                                          q.Name(), range(scattered), range(in_order),
                                          range(scattered_alone), range(in_order_alone), pages));
     }
-    rate.call_ns = MeasureKernelCallNs(shape, std::max(5, static_cast<int>(seconds * 100)));
+    rate.call_ns = call_ns;
     if (wide_span_bytes > span_bytes) {
       // Scattered bundles over the wide span: more page walks and cache misses.
       const KernelArena arena(shape, wide_span_bytes);

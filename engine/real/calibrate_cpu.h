@@ -70,10 +70,6 @@ struct HandOff {
   double queued_ns = 0;
 };
 HandOff MeasureHandOff(int tasks);
-// The sparse FFN kernel's fixed cost per call (quantizing x, folding the
-// output), ns: the intercept of calls of 1 and of 17 bundles held in the CPU's
-// caches, each the median over `batches` batches of 64 calls.
-double MeasureKernelCallNs(const FfnKernelShape& shape, int batches = 101);
 // Unit bundles of a shape (FillUnitBundles) filling about `span_bytes` (at
 // least 2048 bundles): the memory a measurement scatters its bundles over, the
 // engine's weight memory (AllocateWeightMemory), so that it is paged as the
@@ -91,6 +87,13 @@ class KernelArena {
   int64_t huge_bytes_ = -1;
 };
 
+// The sparse FFN kernel's fixed cost per call, ns, as the engine pays it: the
+// intercept of calls of 32 and of 512 bundles drawn at random from `arena`,
+// each size's median over `batches` batches of 16 calls, the sizes alternated,
+// and at least the intercept of calls of 1 and 17 bundles held in the caches
+// (quantizing x, folding the output). From DRAM, a call's first bundles wait
+// for memory before its loads run ahead, which cached calls do not show.
+double MeasureKernelCallNs(const FfnKernelShape& shape, const KernelArena& arena, int batches);
 // The sparse FFN kernel over bundles of `arena` (of `shape`) from DRAM on each
 // of `threads` cores at once, scattered or `in_order`, bytes/s per core.
 double MeasureKernel(const FfnKernelShape& shape, const KernelArena& arena, double seconds_target,
