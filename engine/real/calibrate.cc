@@ -17,6 +17,7 @@
 #include "engine/real/calibrate_flash.h"
 #include "engine/real/sparse_ffn_kernel.h"
 #include "engine/real/storage_warmup.h"
+#include "engine/strategies/strategies.h"
 #include "traces/model_spec.h"
 
 namespace sparseflash {
@@ -190,15 +191,15 @@ absl::StatusOr<DeviceProfile> CalibrateHost(const CalibrateOptions& o) {
                         o.scratch_dir, kDefaultMaxRequestKb));
   }
   // Faulted by as many threads as llamacpp computes with by default.
-  absl::StatusOr<FlashPoint> read_ahead =
-      MeasureReadAhead(path, file_bytes, std::min(file_bytes / 4, int64_t{512} << 20), d.flash,
-                       std::min(4, cores), date);
+  const int faulting = DefaultComputeThreads(cores);
+  absl::StatusOr<FlashPoint> read_ahead = MeasureReadAhead(
+      path, file_bytes, std::min(file_bytes / 4, int64_t{512} << 20), d.flash, faulting, date);
   if (read_ahead.ok()) {
     d.flash.points.push_back(*read_ahead);
     say(
         absl::StrFormat("kernel read-ahead of a mapped file, %d threads faulting: %.1f MB/s (%d "
                         "KiB requests, %d in flight)",
-                        std::min(4, cores), read_ahead->throughput_bytes_per_s / 1e6,
+                        faulting, read_ahead->throughput_bytes_per_s / 1e6,
                         read_ahead->request_bytes >> 10, read_ahead->queue_depth));
   } else {
     say(absl::StrCat("kernel read-ahead not measured: ", read_ahead.status().message()));

@@ -72,7 +72,7 @@ class InMemory : public Strategy {
 absl::StatusOr<std::unique_ptr<Strategy>> MakeInMemory(StrategyOptions& opt,
                                                        const StrategyContext& ctx) {
   const ModelBytes& b = ctx.bytes;
-  const int threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores));
+  const int threads = ReadThreads(opt, ctx, DefaultComputeThreads(ctx.cpu_cores));
   const bool sparse = opt.Bool("sparse", false);
   if (absl::Status st = opt.Check("in_memory"); !st.ok()) return st;
   const int64_t needed = b.model_bytes() + b.kv_bytes(ctx.context_tokens()) + b.runtime_bytes +

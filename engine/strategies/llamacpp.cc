@@ -212,7 +212,7 @@ class LlamaCpp : public Strategy {
 absl::StatusOr<std::unique_ptr<Strategy>> MakeLlamaCpp(StrategyOptions& opt,
                                                        const StrategyContext& ctx) {
   const ModelBytes& b = ctx.bytes;
-  const int threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores));
+  const int threads = ReadThreads(opt, ctx, DefaultComputeThreads(ctx.cpu_cores));
   // The device's read-ahead, doubled by llama.cpp's POSIX_FADV_SEQUENTIAL
   // (Linux sets the file's window to twice the device's) unless turned off.
   const int read_ahead_kb = opt.Int("read_ahead_kb", ctx.read_ahead_kb, 4, 1 << 20);

@@ -16,6 +16,9 @@ namespace sparseflash {
 // (overridden by --threads)
 // and the predictor model's "predictor_recall" and "predictor_extra".
 int ReadThreads(StrategyOptions& options, const StrategyContext& context, int fallback);
+// The compute threads of llamacpp and in_memory by default, as llama.cpp's own
+// default: up to 4 of the machine's `cpu_cores`.
+inline int DefaultComputeThreads(int cpu_cores) { return cpu_cores < 4 ? cpu_cores : 4; }
 // "policy" (overridden by --policy).
 std::string ReadPolicy(StrategyOptions& options, const StrategyContext& context,
                        const std::string& fallback);
