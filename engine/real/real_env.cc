@@ -55,6 +55,16 @@ class RealFlashBase : public FlashDevice {
   Nanos offered_time() const override { return counters_.offered_time(); }
 
  protected:
+  // Called on a device thread when it takes `job` from its submitter: the
+  // batch's busy and offered clocks start then, as the simulated device's do
+  // after the profile's hand-off (submit_overhead). Once per job.
+  void Take(Job* job) {
+    if (job->taken) return;
+    job->taken = true;
+    const int64_t now = SteadyNs();
+    counters_.Begin(now);
+    counters_.Offered(now, job->Offers());
+  }
   // Called on a device thread when every read of `job` has finished.
   void Finish(Job* job) {
     counters_.End(SteadyNs(), int64_t{job->read.count} * job->read.request_bytes);
@@ -119,12 +129,7 @@ class PreadFlashDevice : public RealFlashBase {
         p = *it;
         work_.erase(it);
         ++p.job->in_flight;
-        if (!p.job->taken) {  // the batch's clock starts when a worker takes it, not at Submit
-          p.job->taken = true;
-          const int64_t now = SteadyNs();
-          counters_.Begin(now);
-          counters_.Offered(now, p.job->Offers());
-        }
+        Take(p.job);
       }
       const FlashRead& r = p.job->read;
       counters_.Reads(SteadyNs(), 1);
@@ -202,15 +207,7 @@ class UringFlashDevice : public RealFlashBase {
   // each job's own limit on reads in flight allow.
   int Fill() {
     std::lock_guard<std::mutex> lock(mu_);
-    // The device's clock for a batch starts when the submitter takes it, as
-    // the simulated device's does after the profile's hand-off (submit_overhead).
-    for (const std::unique_ptr<Job>& job : pending_) {
-      if (job->taken) continue;
-      job->taken = true;
-      const int64_t now = SteadyNs();
-      counters_.Begin(now);
-      counters_.Offered(now, job->Offers());
-    }
+    for (const std::unique_ptr<Job>& job : pending_) Take(job.get());
     int added = 0;
     for (auto it = pending_.begin(); it != pending_.end() && in_flight_ < depth_;) {
       Job* job = it->get();
