@@ -64,9 +64,18 @@ void BM_Simulate(benchmark::State& state, const char* model_name, const char* st
   Run(state, c);
 }
 
-void BM_SimulateDecoded(benchmark::State& state, const char* model_name, const char* strategy) {
+// `hot_share` (0-1): the whole FFN in memory, this share of it pinned in the
+// hot region and the rest in the cold region's LRU; below 0, the default
+// half of the FFN in memory. At 1 no neuron reaches the cache's policy (the
+// planner's floor); at 0 every predicted neuron is an LRU hit.
+void BM_SimulateDecoded(benchmark::State& state, const char* model_name, const char* strategy,
+                        double hot_share = -1) {
   KeepFreedHeapForReuse();  // as a sweep does: its runs reuse each other's arrays
   SimulationConfig c = Config(model_name, strategy, 128);
+  if (hot_share >= 0) {
+    c.ffn_resident = 1.0;
+    c.options.push_back("hot_share=" + std::to_string(hot_share));
+  }
   absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
       GenerateTokenTrace(c.model, c.seed, c.tokens);
   if (!trace.ok()) std::abort();
@@ -97,6 +106,14 @@ BENCHMARK_CAPTURE(BM_SimulateDecoded, mixtral_powerinfer2, "turbosparse-mixtral-
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 BENCHMARK_CAPTURE(BM_SimulateDecoded, mistral_powerinfer2, "turbosparse-mistral-7b", "powerinfer2")
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(BM_SimulateDecoded, mixtral_all_hot, "turbosparse-mixtral-47b", "powerinfer2",
+                  1.0)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
+BENCHMARK_CAPTURE(BM_SimulateDecoded, mixtral_all_cold_hits, "turbosparse-mixtral-47b",
+                  "powerinfer2", 0.0)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3);
 
