@@ -1,6 +1,8 @@
 #include "engine/neuron_cache.h"
 
+#include <list>
 #include <set>
+#include <utility>
 
 #include "common/random.h"
 #include "engine/neuron_key.h"
@@ -368,6 +370,37 @@ TEST(LruPolicy, AccessLogStaysBoundedByTheCacheNotTheStream) {
     EXPECT_LE(peak, 4 * kCapacity + 4096) << "keys " << key_space;
     EXPECT_LE(room, 8 * kCapacity + 8192) << "keys " << key_space;
     EXPECT_EQ(lru.log_room(), room) << "keys " << key_space << ": the log outgrew its room";
+  }
+}
+
+// The access log against a list kept in recency order: every eviction names
+// the same key, through many compactions and with the front consuming the log.
+TEST(LruPolicy, EvictsExactlyTheLeastRecentlyUsedKey) {
+  for (const auto [keys, capacity] :
+       {std::pair<uint32_t, size_t>{200, 50}, {5'000, 3'000}, {70'000, 2'000}}) {
+    LruPolicy lru(keys, capacity);
+    std::list<CacheKey> order;  // least recent first
+    std::vector<std::list<CacheKey>::iterator> where(keys, order.end());
+    Random rng(keys);
+    for (int i = 0; i < 400'000; ++i) {
+      // Half the accesses among a tenth of the keys, so hits and misses both come.
+      const CacheKey k =
+          static_cast<CacheKey>(rng.Uniform() < 0.5 ? rng.Below(keys / 10) : rng.Below(keys));
+      if (where[k] != order.end()) {
+        order.erase(where[k]);
+        where[k] = order.insert(order.end(), k);
+        lru.OnHit(k);
+        continue;
+      }
+      if (order.size() == capacity) {
+        const CacheKey victim = lru.Evict();
+        ASSERT_EQ(victim, order.front()) << "access " << i << ", " << keys << " keys";
+        where[victim] = order.end();
+        order.pop_front();
+      }
+      where[k] = order.insert(order.end(), k);
+      lru.OnInsert(k);
+    }
   }
 }
 
