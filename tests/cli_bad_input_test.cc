@@ -123,6 +123,13 @@ class CliBadInput : public ::testing::Test {
     ASSERT_EQ(o.code, 0) << absl::StrJoin(args, " ") << "\n" << o.err;
   }
 
+  // The files stay behind only when a case failed, to be looked at.
+  static void TearDownTestSuite() {
+    if (!::testing::UnitTest::GetInstance()->current_test_suite()->Failed()) {
+      fs::remove_all(dir_);
+    }
+  }
+
   static std::vector<std::string> Expand(const std::string& text) {
     const std::string long_name(300, 'n');
     const std::string expanded = absl::StrReplaceAll(
