@@ -32,6 +32,7 @@ struct ReplayArgs {
   std::vector<std::string> options;
   bool json = false;
   bool cold_storage = false;
+  bool recheck_compute = false;
 };
 
 void PrintRow(absl::string_view name, double measured, double predicted, const char* unit) {
@@ -111,8 +112,10 @@ int RunReplay(const ReplayArgs& a) {
   sc.seed = a.seed;
   sc.profile = a.profile;
   absl::StatusOr<ReplayResult> r = ReplayOnce(
-      sc, {.weights_path = a.weights, .io = a.io}, !a.cold_storage,
-      [](const std::string& line) { std::fprintf(stderr, "replay: %s\n", line.c_str()); });
+      sc, {.weights_path = a.weights, .io = a.io},
+      {.read_weights_first = !a.cold_storage,
+       .recheck_compute = a.recheck_compute,
+       .say = [](const std::string& line) { std::fprintf(stderr, "replay: %s\n", line.c_str()); }});
   if (!r.ok()) return ReportError(r.status());
   if (!r->real.notice.empty()) std::fprintf(stderr, "%s\n", r->real.notice.c_str());
   const RunSummary &m = r->measured_summary, &p = r->predicted_summary;
@@ -144,6 +147,17 @@ int RunReplay(const ReplayArgs& a) {
     j["page_faults"] = r->page_faults;
     j["run_seconds"] = real->run_seconds;
     j["steal_seconds"] = real->steal_seconds;
+    if (r->compute_now) {
+      const ComputeNow& now = *r->compute_now;
+      j["compute_now"] = {{"gemv", now.gemv},
+                          {"dense_gemv", now.dense_gemv},
+                          {"gemv_alone", now.gemv_alone},
+                          {"dense_gemv_alone", now.dense_gemv_alone},
+                          {"dram", now.dram},
+                          {"summary", now.summary}};
+      j["predicted_at_compute_now"] = ToJson(r->predicted_now_summary);
+      j["error_at_compute_now"] = r->error_now;
+    }
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -158,6 +172,10 @@ int RunReplay(const ReplayArgs& a) {
   absl::PrintF("  %s\n", WeightsReadFirstLine(r->weights_read_first, a.cold_storage));
   absl::PrintF("  %-28s %12s %12s %10s\n", "", "measured", "predicted", "error");
   PrintRow("decode tokens/s", m.decode_tokens_per_s, p.decode_tokens_per_s, "");
+  if (r->compute_now) {
+    PrintRow("  at compute rates now", m.decode_tokens_per_s,
+             r->predicted_now_summary.decode_tokens_per_s, "");
+  }
   PrintRow("latency p50", m.latency_ms_p50, p.latency_ms_p50, "ms");
   if (!r->page_faults) PrintRow("hit rate", m.hit_rate, p.hit_rate, "");
   PrintRow("flash MB per token", m.flash_bytes_per_token / 1e6, p.flash_bytes_per_token / 1e6,
@@ -190,6 +208,11 @@ int RunReplay(const ReplayArgs& a) {
                FormatBytes(real->engine_read_bytes), FormatBytes(real->kernel_read_bytes),
                FormatBytes(real->peak_rss_bytes), HugePagesLine(real->huge_page_bytes));
   if (real->steal_seconds >= 0) absl::PrintF("  %s\n", StealLine(*real));
+  if (r->compute_now) {
+    absl::PrintF("  %s; predicted at these rates: %.3f tokens/s (%+.1f %%)\n",
+                 r->compute_now->summary, r->predicted_now_summary.decode_tokens_per_s,
+                 100 * r->error_now);
+  }
   return 0;
 }
 
@@ -233,6 +256,10 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
               "Do not read the weight file once before the run (by default it is, as device "
               "calibrate reads the file it measures: storage that caches what was read, such as "
               "a virtual disk, is then as calibrated)");
+  r->add_flag("--recheck-compute", a->recheck_compute,
+              "Measure this machine's compute rates again just before the run (about 3 s, 512 "
+              "MiB) and predict also at them: the error left is the model's, not the machine's "
+              "drift since device calibrate");
   r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });
 }

@@ -9,6 +9,11 @@
 namespace sparseflash::cli {
 namespace {
 
+// Per pattern and pass of the compute check: 12 measurements, about 2.5 s.
+constexpr double kComputeCheckSeconds = 0.2;
+// What it holds at most: MeasureComputeNow's 512 MiB of bundles, and room.
+constexpr int64_t kComputeCheckBytes = int64_t{576} << 20;
+
 // Mapped, the engine's reads are the model's, not the machine's: the flash
 // figures come from the kernel's count of what the process read (page faults
 // and read-ahead), per decoded token; the page cache's hits are not observed.
@@ -31,9 +36,11 @@ void MeasureFaultedReads(const RealRunResult& real, RunSummary* s) {
 }  // namespace
 
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRunOptions& ro,
-                                        bool read_weights_first,
-                                        const std::function<void(const std::string&)>& say) {
+                                        const ReplayOptions& o) {
   ReplayResult r;
+  auto tell = [&](const std::string& line) {
+    if (o.say) o.say(line);
+  };
   // The real run uses this machine's cores; the prediction the profile's.
   RunSetupConfig rc = RunSetupOf(sc);
   rc.cpu_cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -42,10 +49,7 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   if (!setup.ok()) return setup.status();
   // After the checks, so a wrong option fails at once; its 4 MiB buffer is
   // freed before the run allocates its own I/O buffers.
-  if (read_weights_first) {
-    auto tell = [&](const std::string& line) {
-      if (say) say(line);
-    };
+  if (o.read_weights_first) {
     tell(absl::StrCat("reading ", ro.weights_path,
                       " once before the run (--cold-storage skips it)"));
     absl::StatusOr<StorageWarmup> warm = ReadFileOnce(ro.weights_path, [&](int64_t done) {
@@ -58,6 +62,22 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   RealRunOptions run = ro;
   run.page_faults = setup->options.count("mmap") != 0 && setup->options.at("mmap") == "true";
   r.page_faults = run.page_faults;
+  if (o.recheck_compute) {
+    // Right before the run; its memory is freed before the run allocates its own.
+    if (sc.memory_bytes >= 0 && sc.memory_bytes < r.process_bytes + kComputeCheckBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--recheck-compute measures over ", FormatBytes(kComputeCheckBytes),
+                       " of memory, more than the --memory budget ", FormatBytes(sc.memory_bytes),
+                       " leaves beside the process's ", FormatBytes(r.process_bytes),
+                       ": leave it out, or give a budget of at least ",
+                       FormatBytes(r.process_bytes + kComputeCheckBytes)));
+    }
+    tell("measuring this machine's compute rates against the profile's (--recheck-compute)");
+    absl::StatusOr<ComputeNow> now = MeasureComputeNow(sc.device, kComputeCheckSeconds);
+    if (!now.ok()) return now.status();
+    r.compute_now = *std::move(now);
+    tell(r.compute_now->summary);
+  }
   absl::StatusOr<RealRunResult> real = RunReal(*setup, sc.model, run);
   if (!real.ok()) return real.status();
   r.real = *std::move(real);
@@ -74,6 +94,14 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   if (r.page_faults) MeasureFaultedReads(r.real, &r.measured_summary);
   r.predicted_summary = Summarize(r.predicted.record);
   r.error = r.predicted_summary.decode_tokens_per_s / r.measured_summary.decode_tokens_per_s - 1;
+  if (r.compute_now) {
+    planned.device = WithComputeNow(planned.device, *r.compute_now);
+    absl::StatusOr<SimulationResult> now = Simulate(planned);
+    if (!now.ok()) return now.status();
+    r.predicted_now_summary = Summarize(now->record);
+    r.error_now =
+        r.predicted_now_summary.decode_tokens_per_s / r.measured_summary.decode_tokens_per_s - 1;
+  }
   return r;
 }
 

@@ -6,9 +6,11 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "engine/real/compute_now.h"
 #include "engine/real/real_run.h"
 #include "engine/real/storage_warmup.h"
 #include "engine/run_summary.h"
@@ -30,19 +32,32 @@ struct ReplayResult {
   bool page_faults = false;
   // The weight file's one read before the run (bytes 0: not read).
   StorageWarmup weights_read_first;
+  // With ReplayOptions::recheck_compute: this machine's compute rates just before
+  // the run against the profile's, and the prediction priced at them.
+  std::optional<ComputeNow> compute_now;
+  RunSummary predicted_now_summary;
+  double error_now = 0;  // predicted_now / measured - 1 of decode tokens/s
+};
+
+struct ReplayOptions {
+  // Read the weight file once in order before the run (ReadFileOnce), as
+  // `device calibrate` reads the file it measures: storage that caches what was
+  // read (a virtual disk) then serves the run as it served the calibration.
+  bool read_weights_first = true;
+  // Measure the compute rates again just before the run (MeasureComputeNow) and
+  // predict also at them, which takes the machine's drift since calibration out
+  // of the prediction's error.
+  bool recheck_compute = false;
+  // Hears of the weight read as it starts and about every GiB of it, after the
+  // run's checks have passed, and of the compute check (may be empty).
+  std::function<void(const std::string&)> say;
 };
 
 // Runs `config` for real (reading `real_options.weights_path`), the whole
-// process within its --memory budget, and simulated with the same plan. With
-// `read_weights_first`, the weight file is first read once in order
-// (ReadFileOnce), as `device calibrate` reads the file it measures: storage that
-// caches what was read (a virtual disk) then serves the run as it served the
-// calibration. `say` (may be empty) hears of that read as it starts and about
-// every GiB of it, after the run's checks have passed.
+// process within its --memory budget, and simulated with the same plan.
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& config,
                                         const RealRunOptions& real_options,
-                                        bool read_weights_first = true,
-                                        const std::function<void(const std::string&)>& say = {});
+                                        const ReplayOptions& options = {});
 
 // Stores the prediction (unless this configuration's is already stored) and the
 // measurement linked to it, in one transaction; returns the measurement's id.

@@ -1,0 +1,94 @@
+#include "engine/real/compute_now.h"
+
+#include <gtest/gtest.h>
+
+#include "devices/device_catalog.h"
+#include "engine/real/calibrate_cpu.h"
+
+namespace sparseflash {
+namespace {
+
+TEST(ComputeNow, ScalesEveryComputeRateAndLeavesTheRestAlone) {
+  DeviceProfile d;
+  d.name = "host";
+  CoreClassSpec core;
+  core.gemv_bytes_per_s = 10;
+  core.dense_gemv_bytes_per_s = 20;
+  core.gemv_alone_bytes_per_s = 12;
+  core.dense_gemv_alone_bytes_per_s = 24;
+  core.dense_ops_per_s = 40;
+  core.task_dispatch_ns = 7;
+  core.span = {.span_bytes = 1,
+               .wide_span_bytes = 2,
+               .wide_gemv_bytes_per_s = 8,
+               .wide_gemv_alone_bytes_per_s = 9};
+  core.kernel_rates.push_back({"int4-g16", 30, 60, 33, 66, core.span, 5});
+  d.cores.push_back(core);
+  d.dram.cpu_bytes_per_s = 100;
+  d.dram.combined_bytes_per_s = 110;
+  d.dram.capacity_bytes = 1000;
+  d.flash.points.push_back({.request_bytes = 4096, .queue_depth = 1, .throughput_bytes_per_s = 50});
+  const ComputeNow now{.gemv = 0.5,
+                       .dense_gemv = 0.25,
+                       .gemv_alone = 2,
+                       .dense_gemv_alone = 4,
+                       .dram = 0.1,
+                       .summary = "x"};
+
+  const DeviceProfile s = WithComputeNow(d, now);
+  const CoreClassSpec& c = s.cores[0];
+  EXPECT_DOUBLE_EQ(c.gemv_bytes_per_s, 5);
+  EXPECT_DOUBLE_EQ(c.dense_gemv_bytes_per_s, 5);
+  EXPECT_DOUBLE_EQ(c.gemv_alone_bytes_per_s, 24);
+  EXPECT_DOUBLE_EQ(c.dense_gemv_alone_bytes_per_s, 96);
+  EXPECT_DOUBLE_EQ(c.dense_ops_per_s, 20);
+  EXPECT_DOUBLE_EQ(c.span.wide_gemv_bytes_per_s, 4);
+  EXPECT_DOUBLE_EQ(c.span.wide_gemv_alone_bytes_per_s, 18);
+  const KernelRateSpec& k = c.kernel_rates[0];
+  EXPECT_DOUBLE_EQ(k.gemv_bytes_per_s, 15);
+  EXPECT_DOUBLE_EQ(k.dense_gemv_bytes_per_s, 15);
+  EXPECT_DOUBLE_EQ(k.gemv_alone_bytes_per_s, 66);
+  EXPECT_DOUBLE_EQ(k.dense_gemv_alone_bytes_per_s, 264);
+  EXPECT_DOUBLE_EQ(k.span.wide_gemv_bytes_per_s, 4);
+  EXPECT_DOUBLE_EQ(k.call_ns, 5);  // a call's fixed cost is not a rate
+  EXPECT_DOUBLE_EQ(c.task_dispatch_ns, 7);
+  EXPECT_DOUBLE_EQ(s.dram.cpu_bytes_per_s, 10);
+  EXPECT_DOUBLE_EQ(s.dram.combined_bytes_per_s, 11);
+  EXPECT_EQ(s.dram.capacity_bytes, 1000);
+  EXPECT_DOUBLE_EQ(s.flash.points[0].throughput_bytes_per_s, 50);
+  EXPECT_NE(c.source.find("scaled"), std::string::npos);
+}
+
+TEST(ComputeNow, RefusesAProfileOfAnotherProcessor) {
+  absl::StatusOr<DeviceProfile> phone = LoadDevice("oneplus12");
+  ASSERT_TRUE(phone.ok()) << phone.status();
+  absl::StatusOr<ComputeNow> now = MeasureComputeNow(*phone, 0.01);
+  ASSERT_FALSE(now.ok());
+  EXPECT_NE(now.status().message().find("soc"), std::string::npos) << now.status();
+  EXPECT_NE(now.status().message().find(phone->soc), std::string::npos) << now.status();
+}
+
+TEST(ComputeNow, MeasuresEachRateAgainstTheProfiles) {
+  // A profile of this processor stating 1 byte/s everywhere: each ratio is then
+  // the rate measured now, in bytes/s.
+  DeviceProfile d;
+  d.name = "host";
+  d.soc = calibration::CpuModel();
+  CoreClassSpec core;
+  core.gemv_bytes_per_s = core.dense_gemv_bytes_per_s = 1;
+  core.gemv_alone_bytes_per_s = core.dense_gemv_alone_bytes_per_s = 1;
+  d.cores.push_back(core);
+  d.dram.cpu_bytes_per_s = 1;
+  absl::StatusOr<ComputeNow> now = MeasureComputeNow(d, 0.02, int64_t{64} << 20);
+  ASSERT_TRUE(now.ok()) << now.status();
+  // Even emulated, a kernel streams more than 1 MB/s; a core alone no slower.
+  EXPECT_GT(now->gemv, 1e6);
+  EXPECT_GT(now->dense_gemv, 1e6);
+  EXPECT_GE(now->gemv_alone, now->gemv);
+  EXPECT_GE(now->dense_gemv_alone, now->dense_gemv);
+  EXPECT_GT(now->dram, now->gemv / 4);  // all cores read more than a quarter core computes
+  EXPECT_NE(now->summary.find("DRAM read"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash
