@@ -153,7 +153,6 @@ int RunReplay(const ReplayArgs& a) {
                           {"dense_gemv", now.dense_gemv},
                           {"gemv_alone", now.gemv_alone},
                           {"dense_gemv_alone", now.dense_gemv_alone},
-                          {"dram", now.dram},
                           {"summary", now.summary}};
       j["predicted_at_compute_now"] = ToJson(r->predicted_now_summary);
       j["error_at_compute_now"] = r->error_now;
@@ -256,10 +255,11 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
               "Do not read the weight file once before the run (by default it is, as device "
               "calibrate reads the file it measures: storage that caches what was read, such as "
               "a virtual disk, is then as calibrated)");
-  r->add_flag("--recheck-compute", a->recheck_compute,
-              "Measure this machine's compute rates again just before the run (about 3 s, 512 "
-              "MiB) and predict also at them: the error left is the model's, not the machine's "
-              "drift since device calibrate");
+  r->add_flag(
+      "--recheck-compute", a->recheck_compute,
+      "Measure this machine's compute rates again just before and after the run (about 3 "
+      "s each, 512 MiB) and predict also at them: the error left is the model's, not the machine's "
+      "drift since device calibrate");
   r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });
 }

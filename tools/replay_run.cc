@@ -83,6 +83,12 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   r.real = *std::move(real);
   r.options = setup->options;
   setup = absl::CancelledError("released");  // its memory serves the prediction
+  if (r.compute_now) {                       // again after the run, which the two checks bracket
+    absl::StatusOr<ComputeNow> after = MeasureComputeNow(sc.device, kComputeCheckSeconds);
+    if (!after.ok()) return after.status();
+    tell(after->summary);
+    r.compute_now = AroundRun(*r.compute_now, *after);
+  }
   // The prediction plans the same cache: the budget less what the process holds.
   SimulationConfig planned = sc;
   planned.model = RealRunModel(planned.model);

@@ -33,7 +33,8 @@ struct ReplayResult {
   // The weight file's one read before the run (bytes 0: not read).
   StorageWarmup weights_read_first;
   // With ReplayOptions::recheck_compute: this machine's compute rates just before
-  // the run against the profile's, and the prediction priced at them.
+  // and just after the run against the profile's (AroundRun), and the
+  // prediction priced at them.
   std::optional<ComputeNow> compute_now;
   RunSummary predicted_now_summary;
   double error_now = 0;  // predicted_now / measured - 1 of decode tokens/s
@@ -44,9 +45,9 @@ struct ReplayOptions {
   // `device calibrate` reads the file it measures: storage that caches what was
   // read (a virtual disk) then serves the run as it served the calibration.
   bool read_weights_first = true;
-  // Measure the compute rates again just before the run (MeasureComputeNow) and
-  // predict also at them, which takes the machine's drift since calibration out
-  // of the prediction's error.
+  // Measure the compute rates again just before and after the run
+  // (MeasureComputeNow) and predict also at them, which takes the machine's
+  // drift since calibration out of the prediction's error.
   bool recheck_compute = false;
   // Hears of the weight read as it starts and about every GiB of it, after the
   // run's checks have passed, and of the compute check (may be empty).

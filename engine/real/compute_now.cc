@@ -1,5 +1,6 @@
 #include "engine/real/compute_now.h"
 
+#include <cmath>
 #include <thread>
 #include <vector>
 
@@ -45,31 +46,34 @@ absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, doubl
   }
   const CoreClassSpec& core = profile.cores[0];
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const calibration::DramReadRates dram =
-      calibration::MeasureDramRead(threads, int64_t{256} << 20, 9);
   ComputeNow now;
-  double gemv = 0, dense = 0, gemv_alone = 0, dense_alone = 0;
-  {
-    const KernelArena arena(kKernelShape, span_bytes);
-    // As calibration: the all-busy rates at most the DRAM read rate, and a core
-    // alone never slower than with the others busy.
-    gemv = std::min(MedianOfThree(arena, seconds, false, threads), dram.all);
-    dense = std::min(MedianOfThree(arena, seconds, true, threads), dram.all);
-    gemv_alone = std::max(gemv, MedianOfThree(arena, seconds, false, 1));
-    dense_alone = std::max(dense, MedianOfThree(arena, seconds, true, 1));
-  }
+  const KernelArena arena(kKernelShape, span_bytes);
+  // As calibration: a core alone is never slower than with the others busy.
+  const double gemv = MedianOfThree(arena, seconds, false, threads);
+  const double dense = MedianOfThree(arena, seconds, true, threads);
+  const double gemv_alone = std::max(gemv, MedianOfThree(arena, seconds, false, 1));
+  const double dense_alone = std::max(dense, MedianOfThree(arena, seconds, true, 1));
   now.gemv = Ratio(gemv, core.gemv_bytes_per_s);
   now.dense_gemv = Ratio(dense, core.InOrderGemvRate());
   now.gemv_alone = Ratio(gemv_alone, core.gemv_alone_bytes_per_s);
   now.dense_gemv_alone = Ratio(dense_alone, core.dense_gemv_alone_bytes_per_s);
-  now.dram = Ratio(dram.all, profile.dram.cpu_bytes_per_s);
   now.summary = absl::StrFormat(
       "compute now, GB/s per core (profile's): sparse FFN kernel %.2f (%.2f), dense GEMV %.2f "
-      "(%.2f), one core alone %.2f (%.2f) and %.2f (%.2f); DRAM read %.1f GB/s (%.1f)",
+      "(%.2f), one core alone %.2f (%.2f) and %.2f (%.2f)",
       gemv / 1e9, core.gemv_bytes_per_s / 1e9, dense / 1e9, core.InOrderGemvRate() / 1e9,
       gemv_alone / 1e9, core.gemv_alone_bytes_per_s / 1e9, dense_alone / 1e9,
-      core.dense_gemv_alone_bytes_per_s / 1e9, dram.all / 1e9, profile.dram.cpu_bytes_per_s / 1e9);
+      core.dense_gemv_alone_bytes_per_s / 1e9);
   return now;
+}
+
+ComputeNow AroundRun(const ComputeNow& before, const ComputeNow& after) {
+  auto mean = [](double a, double b) { return std::sqrt(a * b); };
+  return {
+      .gemv = mean(before.gemv, after.gemv),
+      .dense_gemv = mean(before.dense_gemv, after.dense_gemv),
+      .gemv_alone = mean(before.gemv_alone, after.gemv_alone),
+      .dense_gemv_alone = mean(before.dense_gemv_alone, after.dense_gemv_alone),
+      .summary = absl::StrCat("before the run, ", before.summary, "; after it, ", after.summary)};
 }
 
 DeviceProfile WithComputeNow(DeviceProfile profile, const ComputeNow& now) {
@@ -93,9 +97,6 @@ DeviceProfile WithComputeNow(DeviceProfile profile, const ComputeNow& now) {
     }
     absl::StrAppend(&core.source, "; rates scaled to this machine's now (", now.summary, ")");
   }
-  profile.dram.cpu_bytes_per_s *= now.dram;
-  profile.dram.combined_bytes_per_s *= now.dram;
-  absl::StrAppend(&profile.dram.source, "; read rates scaled to this machine's now");
   return profile;
 }
 

@@ -20,24 +20,28 @@ struct ComputeNow {
   double dense_gemv = 1;        // the GEMV over consecutive rows, all cores
   double gemv_alone = 1;        // ... one core computing alone
   double dense_gemv_alone = 1;  // ... one core computing alone
-  double dram = 1;              // DRAM read, all cores together
   std::string summary;          // one line: the rates now and in the profile
 };
 
 // Measures the rates behind `profile`'s first core class as `device calibrate`
 // measured them (its own format, INT4 g32, over `span_bytes` of scattered
 // bundles, calibration's 512 MiB by default; the median of three passes of
-// `seconds` per pattern; the DRAM read of all cores) and divides by the
-// profile's. An error naming the profile's field when
-// the profile was not calibrated on this processor (its soc) or states no
-// kernel rates.
+// `seconds` per pattern) and divides by the profile's. The DRAM read rate is
+// not measured again: the kernels are bound by memory, so their rates carry its
+// drift, and two threads' read loop is the noisier reading (calibrate_cpu.h).
+// An error naming the profile's field when it was not calibrated on this
+// processor (its soc) or states no kernel rate.
 absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, double seconds,
                                              int64_t span_bytes = int64_t{512} << 20);
 
+// Two checks taken around a run (the host's speed moves within seconds): each
+// ratio their geometric mean, the summary both checks'.
+ComputeNow AroundRun(const ComputeNow& before, const ComputeNow& after);
+
 // `profile` with its compute rates multiplied by `now`'s ratios: every core
 // class's kernel rates (each format's, wide spans too, by the INT4 g32 ratios)
-// and its dense operations, and the DRAM ceilings. Flash, hand-offs and capacities are left
-// as they are, and the sources say so.
+// and its dense operations. Flash, DRAM, hand-offs and capacities are left as
+// they are; the cores' sources say what was scaled.
 DeviceProfile WithComputeNow(DeviceProfile profile, const ComputeNow& now);
 
 }  // namespace sparseflash
