@@ -49,6 +49,11 @@ ReportRun ToReportRun(const RunRow& r) {
       f["options"]["threads"].is_string()) {
     x.threads_used = std::atoi(f["options"]["threads"].get<std::string>().c_str());
   }
+  if (f.contains("compute_now") && f["compute_now"].is_object()) {
+    const nlohmann::json& c = f["compute_now"];
+    const char* key = "predicted_decode_tokens_per_s";
+    if (c.contains(key) && c[key].is_number()) x.predicted_now_tokens_per_s = c[key].get<double>();
+  }
   x.ttft_ms = num("ttft_ms");
   x.p50_ms = num("latency_ms_p50");
   x.p90_ms = num("latency_ms_p90");

@@ -30,6 +30,9 @@ struct ReportRun {
   double hit_rate = 0, flash_bytes_per_token = 0, io_stall_share = 0;
   std::vector<std::pair<std::string, double>> breakdown_ms;  // mean token, in engine order
   std::vector<double> latency_ms;
+  // A replay's measurement checked the compute rates around it (replay
+  // --recheck-compute): the prediction at those rates; 0 = not checked.
+  double predicted_now_tokens_per_s = 0;
 
   // The strategy plus whatever differs from its defaults ("powerinfer2/s3fifo").
   std::string Variant() const;

@@ -101,24 +101,43 @@ Table PolicyTable(const Study& s) {
   return t;
 }
 
+namespace {
+
+// The median of the absolute values; empty for none.
+TableCell MedianAbsPercent(std::vector<double> v) {
+  if (v.empty()) return Text("");
+  for (double& x : v) x = std::fabs(x);
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return Fixed(100 * (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2), 1);
+}
+
+}  // namespace
+
 Table ReplayTable(const ReportData& d) {
-  Table t{.title = "Replays: measured on this hardware against the simulator's prediction",
+  Table t{.title =
+              "Replays: measured on this hardware against the simulator's prediction "
+              "(and, where replay --recheck-compute measured them, at the compute rates "
+              "around the run)",
           .left_columns = 4};
-  t.header = {"strategy",          "device profile",     "model",    "memory budget (GB)",
-              "measured tokens/s", "predicted tokens/s", "error (%)"};
+  t.header = {"strategy",           "device profile",    "model",
+              "memory budget (GB)", "measured tokens/s", "predicted tokens/s",
+              "error (%)",          "at compute now",    "its error (%)"};
+  std::vector<double> errors, errors_now;
   for (const Replay& r : d.replays) {
-    t.rows.push_back({Text(r.measured->strategy), Text(r.measured->device), Text(r.measured->model),
-                      Fixed(r.measured->memory_bytes / 1e9, 2), Num(r.measured->tokens_per_s),
-                      Num(r.predicted->tokens_per_s), Fixed(100 * r.error, 1)});
+    const double now = r.measured->predicted_now_tokens_per_s;
+    const double error_now = now / r.measured->tokens_per_s - 1;
+    errors.push_back(r.error);
+    if (now > 0 && r.measured->tokens_per_s > 0) errors_now.push_back(error_now);
+    t.rows.push_back(
+        {Text(r.measured->strategy), Text(r.measured->device), Text(r.measured->model),
+         Fixed(r.measured->memory_bytes / 1e9, 2), Num(r.measured->tokens_per_s),
+         Num(r.predicted->tokens_per_s), Fixed(100 * r.error, 1), now > 0 ? Num(now) : Empty(),
+         now > 0 && r.measured->tokens_per_s > 0 ? Fixed(100 * error_now, 1) : Empty()});
   }
   if (!d.replays.empty()) {
-    std::vector<double> abs;
-    for (const Replay& r : d.replays) abs.push_back(std::fabs(r.error));
-    std::sort(abs.begin(), abs.end());
-    const double median =
-        abs.size() % 2 ? abs[abs.size() / 2] : (abs[abs.size() / 2 - 1] + abs[abs.size() / 2]) / 2;
     t.rows.push_back({Text("median |error|"), Text(""), Text(""), Text(""), Text(""), Text(""),
-                      Fixed(100 * median, 1)});
+                      MedianAbsPercent(errors), Text(""), MedianAbsPercent(errors_now)});
   }
   return t;
 }

@@ -54,13 +54,21 @@ std::string MakeDb() {
   real.mode = "real";
   real.linked_run = predicted;
   EXPECT_TRUE(db->Insert(real).ok());
+  // A second replay of the same prediction, its compute rates checked around it.
+  RunRow checked = MakeRun("powerinfer2", 3'000'000'000, 4.5);
+  checked.mode = "real";
+  checked.linked_run = predicted;
+  checked.figures_json.insert(checked.figures_json.size() - 1,
+                              R"(,"compute_now":{"gemv":0.9,"predicted_decode_tokens_per_s":3.6})");
+  const absl::StatusOr<int64_t> checked_id = db->InsertMeasurement(checked);
+  EXPECT_TRUE(checked_id.ok()) << checked_id.status();
   return path;
 }
 
 TEST(Report, TablesMatchTheDatabase) {
   absl::StatusOr<ReportData> d = LoadReportData(MakeDb());
   ASSERT_TRUE(d.ok()) << d.status();
-  ASSERT_EQ(d->runs.size(), 8u);
+  ASSERT_EQ(d->runs.size(), 9u);
   ASSERT_EQ(d->studies.size(), 1u);
   const Study& s = d->studies[0];
   ASSERT_EQ(s.curves.size(), 3u);
@@ -101,11 +109,17 @@ TEST(Report, TablesMatchTheDatabase) {
   EXPECT_DOUBLE_EQ(policies.rows[0][6].value, 100 * 0.53 / 0.8);
   EXPECT_DOUBLE_EQ(policies.rows[1][6].value, 100.0);
 
-  ASSERT_EQ(d->replays.size(), 1u);
+  ASSERT_EQ(d->replays.size(), 2u);
   EXPECT_DOUBLE_EQ(d->replays[0].error, 4.0 / 5.0 - 1);
   Table replays = ReplayTable(*d);
+  ASSERT_EQ(replays.rows.size(), 3u);  // two replays and the medians
   EXPECT_DOUBLE_EQ(replays.rows[0][4].value, 5.0);
   EXPECT_DOUBLE_EQ(replays.rows[0][6].value, -20.0);
+  EXPECT_EQ(replays.rows[0][7].text, "–");  // not checked
+  EXPECT_DOUBLE_EQ(replays.rows[1][7].value, 3.6);
+  EXPECT_DOUBLE_EQ(replays.rows[1][8].value, 100 * (3.6 / 4.5 - 1));
+  EXPECT_DOUBLE_EQ(replays.rows[2][6].value, 100 * ((1 - 4.0 / 4.5) + 0.2) / 2);
+  EXPECT_DOUBLE_EQ(replays.rows[2][8].value, -100 * (3.6 / 4.5 - 1));
 
   const std::string headline = StudyHeadline(s);
   EXPECT_NE(headline.find("powerinfer2 is fastest from 2.00 GB to 3.00 GB"), std::string::npos)
@@ -171,12 +185,15 @@ TEST(Report, WritesEveryFileWithTheNumbers) {
 
   // runs.csv: one line per run plus the header, figures at full precision.
   const std::vector<std::string> lines = absl::StrSplit(read("runs.csv"), '\n', absl::SkipEmpty());
-  ASSERT_EQ(lines.size(), 9u);
+  ASSERT_EQ(lines.size(), 10u);
   EXPECT_NE(lines[1].find(",0.1,"), std::string::npos) << lines[1];
   const std::string budgets = read("budgets.csv");
   EXPECT_NE(budgets.find("phone<1>,m7b,powerinfer2,3000000000,4,"), std::string::npos) << budgets;
   EXPECT_NE(read("speedups.csv").find("powerinfer2,llamacpp,3000000000,32"), std::string::npos);
   EXPECT_NE(read("report.md").find("| 3.00 | 0.125 | 1.00 | 4.00 |"), std::string::npos)
+      << read("report.md");
+  // The replay checked around its run shows its prediction at the rates measured then.
+  EXPECT_NE(read("report.md").find("| 4.50 | 4.00 | -11.1 | 3.60 | -20.0 |"), std::string::npos)
       << read("report.md");
 }
 

@@ -280,6 +280,20 @@ absl::StatusOr<int64_t> ResultsDb::Insert(const RunRow& r) {
   return id;
 }
 
+absl::StatusOr<int64_t> ResultsDb::InsertMeasurement(RunRow row) {
+  const std::string origin = row.origin;
+  constexpr int kMostRepeats = 100000;
+  for (int n = 1; n <= kMostRepeats; ++n) {
+    if (n > 1) {
+      row.origin = absl::StrCat(origin, origin.empty() ? "" : ", ", "measurement ", n);
+    }
+    absl::StatusOr<int64_t> id = Insert(row);
+    if (!absl::IsAlreadyExists(id.status())) return id;
+  }
+  return absl::ResourceExhaustedError(absl::StrCat(path_, ": run ", row.config.Key(), " has ",
+                                                   kMostRepeats, " measurements stored already"));
+}
+
 absl::StatusOr<int64_t> ResultsDb::InsertRow(const RunRow& r) {
   static const std::string kSql =
       absl::StrCat("INSERT INTO runs (", kColumns,
@@ -323,12 +337,13 @@ absl::StatusOr<int64_t> ResultsDb::InsertRow(const RunRow& r) {
   text(LatenciesToJson(r.token_latency_ms));
   text(r.origin);
   const int rc = sqlite3_step(st);
+  // Only the uniqueness of (configuration, mode, origin) means "stored before".
+  const bool stored = sqlite3_extended_errcode(db_) == SQLITE_CONSTRAINT_UNIQUE;
   sqlite3_finalize(st);
   if (rc != SQLITE_DONE) {
-    return rc == SQLITE_CONSTRAINT
-               ? absl::AlreadyExistsError(
-                     absl::StrCat(path_, ": run ", c.Key(), " (", r.mode, ") is already stored"))
-               : Error("insert run");
+    return stored ? absl::AlreadyExistsError(
+                        absl::StrCat(path_, ": run ", c.Key(), " (", r.mode, ") is already stored"))
+                  : Error("insert run");
   }
   return sqlite3_last_insert_rowid(db_);
 }

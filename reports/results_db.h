@@ -73,6 +73,10 @@ class ResultsDb {
   // Inserts a run in one transaction (or the enclosing InTransaction); fails
   // with AlreadyExists if its (key, mode, origin) is present.
   absl::StatusOr<int64_t> Insert(const RunRow& row);
+  // Inserts a measured run (mode "real"). Measurements repeat: one of a
+  // configuration and origin stored before is stored as its n-th measurement
+  // (origin "measurement n", after the given origin if any), not refused.
+  absl::StatusOr<int64_t> InsertMeasurement(RunRow row);
   absl::StatusOr<bool> Has(const std::string& key, const std::string& mode);
   // The id of the run made here with this key and mode; 0 when there is none.
   absl::StatusOr<int64_t> Find(const std::string& key, const std::string& mode);

@@ -48,6 +48,38 @@ TEST(ResultsDb, CreatesTheSchemaAndStoresEachConfigurationOnce) {
   EXPECT_EQ(*(*reopened)->CountRuns(), 2);
 }
 
+TEST(ResultsDb, AConfigurationMeasuredAgainIsStoredAsItsNextMeasurement) {
+  auto db = ResultsDb::Open(FreshDbPath("measured.db"));
+  ASSERT_TRUE(db.ok()) << db.status();
+  const int64_t predicted = *(*db)->Insert(Row(1 << 30));
+  RunRow real = Row(1 << 30);
+  real.mode = "real";
+  real.linked_run = predicted;
+  std::vector<int64_t> ids;
+  for (int i = 0; i < 3; ++i) {
+    real.decode_tokens_per_s = 10 + i;
+    absl::StatusOr<int64_t> id = (*db)->InsertMeasurement(real);
+    ASSERT_TRUE(id.ok()) << id.status();
+    ids.push_back(*id);
+  }
+  EXPECT_TRUE(absl::IsAlreadyExists((*db)->Insert(real).status()));  // Insert still refuses
+  auto rows = (*db)->ReadRuns();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 4u);
+  EXPECT_EQ((*rows)[1].origin, "");
+  EXPECT_EQ((*rows)[2].origin, "measurement 2");
+  EXPECT_EQ((*rows)[3].origin, "measurement 3");
+  EXPECT_DOUBLE_EQ((*rows)[3].decode_tokens_per_s, 12);
+  EXPECT_EQ((*rows)[3].linked_run, predicted);
+  // Another error than a stored one is not taken for a repeat.
+  real.linked_run = 999;   // no such run: refused by the foreign key where enforced
+  real.mode = "measured";  // not a mode
+  absl::StatusOr<int64_t> bad = (*db)->InsertMeasurement(real);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_FALSE(absl::IsAlreadyExists(bad.status())) << bad.status();
+  EXPECT_EQ(*(*db)->CountRuns(), 4);
+}
+
 TEST(ResultsDb, KeysAreStableAndDistinguishConfigurations) {
   EXPECT_EQ(Row(1).config.Key(), Row(1).config.Key());
   EXPECT_NE(Row(1).config.Key(), Row(2).config.Key());

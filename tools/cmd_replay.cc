@@ -148,14 +148,8 @@ int RunReplay(const ReplayArgs& a) {
     j["run_seconds"] = real->run_seconds;
     j["steal_seconds"] = real->steal_seconds;
     if (r->compute_now) {
-      const ComputeNow& now = *r->compute_now;
-      j["compute_now"] = {{"gemv", now.gemv},
-                          {"dense_gemv", now.dense_gemv},
-                          {"gemv_alone", now.gemv_alone},
-                          {"dense_gemv_alone", now.dense_gemv_alone},
-                          {"summary", now.summary}};
+      j["compute_now"] = ComputeNowJson(*r);
       j["predicted_at_compute_now"] = ToJson(r->predicted_now_summary);
-      j["error_at_compute_now"] = r->error_now;
     }
     std::cout << j.dump(2) << "\n";
     return 0;

@@ -111,6 +111,18 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   return r;
 }
 
+nlohmann::ordered_json ComputeNowJson(const ReplayResult& r) {
+  if (!r.compute_now) return nullptr;
+  const ComputeNow& now = *r.compute_now;
+  return {{"gemv", now.gemv},
+          {"dense_gemv", now.dense_gemv},
+          {"gemv_alone", now.gemv_alone},
+          {"dense_gemv_alone", now.dense_gemv_alone},
+          {"summary", now.summary},
+          {"predicted_decode_tokens_per_s", r.predicted_now_summary.decode_tokens_per_s},
+          {"error", r.error_now}};
+}
+
 absl::StatusOr<int64_t> StoreReplay(const std::string& path, const SimulationConfig& sc,
                                     const ReplayResult& r) {
   absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(path);
@@ -128,11 +140,11 @@ absl::StatusOr<int64_t> StoreReplay(const std::string& path, const SimulationCon
                                    r.predicted.record));
       if (!predicted_id.ok()) return predicted_id.status();
     }
-    RunRow measured =
-        MakeRunRow(config, "real", RunFigures(sc, r.measured_summary, r.real.memory, r.options),
-                   r.real.record);
+    nlohmann::ordered_json figures = RunFigures(sc, r.measured_summary, r.real.memory, r.options);
+    if (r.compute_now) figures["compute_now"] = ComputeNowJson(r);
+    RunRow measured = MakeRunRow(config, "real", figures, r.real.record);
     measured.linked_run = *predicted_id;
-    absl::StatusOr<int64_t> measured_id = (*db)->Insert(measured);
+    absl::StatusOr<int64_t> measured_id = (*db)->InsertMeasurement(measured);
     if (!measured_id.ok()) return measured_id.status();
     id = *measured_id;
     return absl::OkStatus();

@@ -14,6 +14,7 @@
 #include "engine/real/real_run.h"
 #include "engine/real/storage_warmup.h"
 #include "engine/run_summary.h"
+#include "nlohmann/json.hpp"
 #include "sim/simulator.h"
 
 namespace sparseflash::cli {
@@ -59,6 +60,11 @@ struct ReplayOptions {
 absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& config,
                                         const RealRunOptions& real_options,
                                         const ReplayOptions& options = {});
+
+// A replay's compute check (ReplayOptions::recheck_compute) as JSON: the
+// ratios, their summary and the prediction at those rates; null without one.
+// What `replay --json` prints and the measured run's figures keep.
+nlohmann::ordered_json ComputeNowJson(const ReplayResult& replay);
 
 // Stores the prediction (unless this configuration's is already stored) and the
 // measurement linked to it, in one transaction; returns the measurement's id.
