@@ -94,7 +94,7 @@ absl::StatusOr<ImportCounts> ImportLlamaBench(ResultsDb& db, const std::string& 
         ++counts.skipped_prompt_only;
         continue;
       }
-      absl::StatusOr<int64_t> id = db.Insert(r);
+      absl::StatusOr<int64_t> id = db.InsertMeasurement(r);
       if (absl::IsAlreadyExists(id.status())) {
         ++counts.already_stored;
       } else if (!id.ok()) {

@@ -1,9 +1,11 @@
 // llama-bench's JSON as measured llamacpp runs: the fixture imports once (the
 // prompt-only test skipped), a second import stores nothing new, and damaged
-// files are refused with the entry and field named and nothing written.
+// files are refused with the entry and field named and nothing written; a new
+// measurement of a stored configuration is stored beside it.
 #include "reports/llama_bench_import.h"
 
 #include <filesystem>
+#include <fstream>
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
@@ -42,6 +44,24 @@ TEST(LlamaBenchImport, StoresEachTextGenerationTestOnceAsARealLlamacppRun) {
   EXPECT_EQ(r.config.tokens, 16u);
   EXPECT_DOUBLE_EQ(r.decode_tokens_per_s, 0.35);
   EXPECT_EQ(nlohmann::json::parse(r.config.options_json)["model_file"], "mistral-7b-q4_0.gguf");
+}
+
+TEST(LlamaBenchImport, AnotherMeasurementOfTheSameConfigurationIsStoredBesideIt) {
+  auto db = *ResultsDb::Open(FreshDbPath("llama_bench_twice.db"));
+  const std::string entry =
+      R"({"model_filename":"m.gguf","n_threads":2,"n_prompt":0,"n_gen":16,"avg_ts":)";
+  for (const char* speed : {"1.5", "1.25"}) {
+    const std::string path = ::testing::TempDir() + "/bench.json";
+    std::ofstream(path) << "[" << entry << speed << "}]";
+    absl::StatusOr<ImportCounts> counts = ImportLlamaBench(*db, path, kContext);
+    ASSERT_TRUE(counts.ok()) << counts.status();
+    EXPECT_EQ(counts->stored, 1) << speed;
+  }
+  absl::StatusOr<std::vector<RunRow>> rows = db->ReadRuns();
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_DOUBLE_EQ((*rows)[1].decode_tokens_per_s, 1.25);
+  EXPECT_EQ((*rows)[1].origin, "measurement 2");
 }
 
 TEST(LlamaBenchImport, DamagedFilesNameTheEntryAndFieldAndWriteNothing) {

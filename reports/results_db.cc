@@ -280,7 +280,30 @@ absl::StatusOr<int64_t> ResultsDb::Insert(const RunRow& r) {
   return id;
 }
 
+absl::StatusOr<bool> ResultsDb::HasFigures(const RunRow& r) {
+  sqlite3_stmt* st = nullptr;
+  if (sqlite3_prepare_v2(
+          db_, "SELECT 1 FROM runs WHERE config_key = ? AND mode = ? AND figures = ? LIMIT 1", -1,
+          &st, nullptr) != SQLITE_OK) {
+    return Error("prepare lookup");
+  }
+  const std::string key = r.config.Key();
+  sqlite3_bind_text(st, 1, key.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 2, r.mode.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(st, 3, r.figures_json.c_str(), -1, SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error("look up run");
+  return rc == SQLITE_ROW;
+}
+
 absl::StatusOr<int64_t> ResultsDb::InsertMeasurement(RunRow row) {
+  absl::StatusOr<bool> same = HasFigures(row);
+  if (!same.ok()) return same.status();
+  if (*same) {
+    return absl::AlreadyExistsError(absl::StrCat(path_, ": run ", row.config.Key(), " (", row.mode,
+                                                 ") is already stored with these figures"));
+  }
   const std::string origin = row.origin;
   constexpr int kMostRepeats = 100000;
   for (int n = 1; n <= kMostRepeats; ++n) {

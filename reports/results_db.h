@@ -75,7 +75,9 @@ class ResultsDb {
   absl::StatusOr<int64_t> Insert(const RunRow& row);
   // Inserts a measured run (mode "real"). Measurements repeat: one of a
   // configuration and origin stored before is stored as its n-th measurement
-  // (origin "measurement n", after the given origin if any), not refused.
+  // (origin "measurement n", after the given origin if any), not refused. The
+  // same measurement again (the configuration's stored figures, identical) is
+  // refused as AlreadyExists: a result file imported twice.
   absl::StatusOr<int64_t> InsertMeasurement(RunRow row);
   absl::StatusOr<bool> Has(const std::string& key, const std::string& mode);
   // The id of the run made here with this key and mode; 0 when there is none.
@@ -102,6 +104,8 @@ class ResultsDb {
   absl::Status Error(const std::string& what) const;
   absl::Status Migrate();
   absl::StatusOr<int64_t> InsertRow(const RunRow& row);
+  // Whether a run of this configuration and mode has exactly these figures.
+  absl::StatusOr<bool> HasFigures(const RunRow& row);
 
   bool in_transaction_ = false;
 

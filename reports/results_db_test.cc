@@ -58,11 +58,14 @@ TEST(ResultsDb, AConfigurationMeasuredAgainIsStoredAsItsNextMeasurement) {
   std::vector<int64_t> ids;
   for (int i = 0; i < 3; ++i) {
     real.decode_tokens_per_s = 10 + i;
+    real.figures_json = absl::StrCat(R"({"decode_tokens_per_s":)", 10 + i, "}");
     absl::StatusOr<int64_t> id = (*db)->InsertMeasurement(real);
     ASSERT_TRUE(id.ok()) << id.status();
     ids.push_back(*id);
   }
   EXPECT_TRUE(absl::IsAlreadyExists((*db)->Insert(real).status()));  // Insert still refuses
+  // The same measurement again (a file imported twice) is refused.
+  EXPECT_TRUE(absl::IsAlreadyExists((*db)->InsertMeasurement(real).status()));
   auto rows = (*db)->ReadRuns();
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 4u);
