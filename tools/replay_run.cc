@@ -47,6 +47,18 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   rc.npu_present = false;
   absl::StatusOr<RunSetup> setup = PrepareRealRun(rc, &r.process_bytes);
   if (!setup.ok()) return setup.status();
+  if (o.recheck_compute) {
+    // Its checks measure right before and after the run, when the run's memory is not held.
+    if (sc.memory_bytes >= 0 && sc.memory_bytes < r.process_bytes + kComputeCheckBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--recheck-compute measures over ", FormatBytes(kComputeCheckBytes),
+                       " of memory, more than the --memory budget ", FormatBytes(sc.memory_bytes),
+                       " leaves beside the process's ", FormatBytes(r.process_bytes),
+                       ": leave it out, or give a budget of at least ",
+                       FormatBytes(r.process_bytes + kComputeCheckBytes)));
+    }
+    if (absl::Status s = CheckComputeComparable(sc.device); !s.ok()) return s;
+  }
   // After the checks, so a wrong option fails at once; its 4 MiB buffer is
   // freed before the run allocates its own I/O buffers.
   if (o.read_weights_first) {
@@ -62,16 +74,7 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   RealRunOptions run = ro;
   run.page_faults = setup->options.count("mmap") != 0 && setup->options.at("mmap") == "true";
   r.page_faults = run.page_faults;
-  if (o.recheck_compute) {
-    // Right before the run; its memory is freed before the run allocates its own.
-    if (sc.memory_bytes >= 0 && sc.memory_bytes < r.process_bytes + kComputeCheckBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--recheck-compute measures over ", FormatBytes(kComputeCheckBytes),
-                       " of memory, more than the --memory budget ", FormatBytes(sc.memory_bytes),
-                       " leaves beside the process's ", FormatBytes(r.process_bytes),
-                       ": leave it out, or give a budget of at least ",
-                       FormatBytes(r.process_bytes + kComputeCheckBytes)));
-    }
+  if (o.recheck_compute) {  // right before the run, its memory freed before the run's
     tell("measuring this machine's compute rates against the profile's (--recheck-compute)");
     absl::StatusOr<ComputeNow> now = MeasureComputeNow(sc.device, kComputeCheckSeconds);
     if (!now.ok()) return now.status();

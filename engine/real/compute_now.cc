@@ -29,8 +29,7 @@ double Ratio(double now, double stated) { return stated > 0 ? now / stated : 1; 
 
 }  // namespace
 
-absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, double seconds,
-                                             int64_t span_bytes) {
+absl::Status CheckComputeComparable(const DeviceProfile& profile) {
   if (profile.cores.empty() || profile.cores[0].gemv_bytes_per_s <= 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "the --device profile '", profile.name,
@@ -44,6 +43,12 @@ absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, doubl
         "', not of this machine's '", cpu,
         "': its compute cannot be compared here (sparseflash device calibrate makes one)"));
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, double seconds,
+                                             int64_t span_bytes) {
+  if (absl::Status s = CheckComputeComparable(profile); !s.ok()) return s;
   const CoreClassSpec& core = profile.cores[0];
   const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   ComputeNow now;

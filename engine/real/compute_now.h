@@ -31,6 +31,9 @@ struct ComputeNow {
 // drift, and two threads' read loop is the noisier reading (calibrate_cpu.h).
 // An error naming the profile's field when it was not calibrated on this
 // processor (its soc) or states no kernel rate.
+// Whether MeasureComputeNow can compare `profile` here: the error it would give
+// before measuring anything.
+absl::Status CheckComputeComparable(const DeviceProfile& profile);
 absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, double seconds,
                                              int64_t span_bytes = int64_t{512} << 20);
 
