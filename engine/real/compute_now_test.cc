@@ -65,7 +65,9 @@ TEST(ComputeNow, AroundARunEachRatioIsTheGeometricMeanOfTheTwoChecks) {
   EXPECT_DOUBLE_EQ(around.dense_gemv, 4);
   EXPECT_DOUBLE_EQ(around.gemv_alone, 1);
   EXPECT_DOUBLE_EQ(around.dense_gemv_alone, 1);
-  EXPECT_LT(around.summary.find("first"), around.summary.find("second"));
+  const size_t first = around.summary.find("first"), second = around.summary.find("second");
+  ASSERT_NE(second, std::string::npos) << around.summary;
+  EXPECT_LT(first, second) << around.summary;
 }
 
 TEST(ComputeNow, RefusesAProfileOfAnotherProcessor) {
