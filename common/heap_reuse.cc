@@ -1,7 +1,11 @@
 #include "common/heap_reuse.h"
 
+#include <cstdint>
+#include <cstdlib>  // first: it defines __GLIBC__, which the tests below need
+
 #if defined(__GLIBC__)
 #include <malloc.h>
+#include <sys/mman.h>
 #endif
 
 namespace sparseflash {
@@ -12,6 +16,27 @@ void KeepFreedHeapForReuse() {
   // come from the heap. Trim only beyond 1 GiB of free heap top.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
+}
+
+void TuneHeapForSimulation(int concurrent_runs) {
+  KeepFreedHeapForReuse();
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+  // The main arena (grown by brk) for every thread when one run allocates,
+  // every block from it, and its top never trimmed: the address range marked
+  // below stays the heap's for the life of the process.
+  if (concurrent_runs <= 1) mallopt(M_ARENA_MAX, 1);
+  mallopt(M_MMAP_MAX, 0);
+  mallopt(M_TRIM_THRESHOLD, -1);  // glibc reads it as SIZE_MAX: never
+  constexpr size_t kReserve = size_t{2} << 30;
+  constexpr uintptr_t kHugePage = uintptr_t{2} << 20;
+  void* block = std::malloc(kReserve);  // extends the heap; writes only its header
+  if (block == nullptr) return;         // strict overcommit: stay with small pages
+  const auto start = reinterpret_cast<uintptr_t>(block);
+  const uintptr_t begin = (start + kHugePage - 1) & ~(kHugePage - 1);
+  const uintptr_t end = (start + kReserve) & ~(kHugePage - 1);
+  madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);  // a hint
+  std::free(block);  // back to the heap's top, which keeps the marked range
 #endif
 }
 

@@ -70,7 +70,7 @@ void BM_Simulate(benchmark::State& state, const char* model_name, const char* st
 // planner's floor); at 0 every predicted neuron is an LRU hit.
 void BM_SimulateDecoded(benchmark::State& state, const char* model_name, const char* strategy,
                         double hot_share = -1) {
-  KeepFreedHeapForReuse();  // as a sweep does: its runs reuse each other's arrays
+  TuneHeapForSimulation(1);  // as a sweep does: its runs reuse each other's arrays
   SimulationConfig c = Config(model_name, strategy, 128);
   if (hot_share >= 0) {
     c.ffn_resident = 1.0;

@@ -174,7 +174,7 @@ absl::StatusOr<SweepOutcome> RunSweep(const std::vector<SweepJob>& jobs,
   if (absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(options.db); !db.ok()) {
     return db.status();
   }
-  KeepFreedHeapForReuse();  // the runs reuse each other's per-neuron arrays
+  TuneHeapForSimulation(options.jobs);  // the runs reuse each other's per-neuron arrays
   SweepState state(jobs, options);
   const int workers = std::max(1, std::min<int>(options.jobs, static_cast<int>(jobs.size())));
   std::vector<absl::Status> status(workers);

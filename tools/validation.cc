@@ -264,7 +264,7 @@ absl::StatusOr<std::vector<ValidationCase>> LoadValidationCatalog(
 
 std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& cases,
                                             const ValidationOptions& o) {
-  KeepFreedHeapForReuse();  // the runs reuse each other's per-neuron arrays
+  TuneHeapForSimulation(o.jobs);  // the runs reuse each other's per-neuron arrays
   std::vector<ValidationResult> results(cases.size());
   std::atomic<size_t> next{0};
   std::atomic<int> done{0};
