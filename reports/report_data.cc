@@ -196,7 +196,17 @@ struct Stretch {
 
 }  // namespace
 
-std::string FormatGb(int64_t bytes) { return absl::StrFormat("%.2f GB", bytes / 1e9); }
+ByteUnit ByteUnitFor(double largest) {
+  for (const ByteUnit u : {ByteUnit{"GB", 1e9}, ByteUnit{"MB", 1e6}, ByteUnit{"kB", 1e3}}) {
+    if (largest >= u.bytes) return u;
+  }
+  return {"B", 1};
+}
+
+std::string FormatMemory(int64_t bytes) {
+  const ByteUnit u = ByteUnitFor(static_cast<double>(bytes));
+  return absl::StrFormat("%.2f %s", bytes / u.bytes, u.name);
+}
 
 std::string ReportRun::Variant() const {
   std::string v = strategy;
@@ -336,9 +346,9 @@ std::string StudyHeadline(const Study& s, bool with_why) {
   std::vector<std::string> parts;
   for (size_t i = 0; i < stretches.size(); ++i) {
     const Stretch& st = stretches[i];
-    const std::string range =
-        st.from == st.to ? absl::StrCat("at ", FormatGb(st.from))
-                         : absl::StrCat("from ", FormatGb(st.from), " to ", FormatGb(st.to));
+    const std::string range = st.from == st.to ? absl::StrCat("at ", FormatMemory(st.from))
+                                               : absl::StrCat("from ", FormatMemory(st.from),
+                                                              " to ", FormatMemory(st.to));
     if (alone[i]) {
       // The others did not fit there or were not run there: the database cannot
       // tell which (infeasible budgets are not stored).
@@ -363,7 +373,7 @@ std::string StudyHeadline(const Study& s, bool with_why) {
                                     r->strategy, FormatBytesShort(r->flash_bytes_per_token),
                                     100 * r->io_stall_share));
     }
-    absl::StrAppend(&headline, " Why, at ", FormatGb(s.chosen_budget), ": ",
+    absl::StrAppend(&headline, " Why, at ", FormatMemory(s.chosen_budget), ": ",
                     absl::StrJoin(why, "; "), ".");
   }
   if (!s.published.empty()) {

@@ -106,7 +106,16 @@ ReportData BuildReportData(std::vector<RunRow> rows, const std::string& db_path)
 // which budgets, by how much, and (with `why`) what each reads and waits for.
 std::string StudyHeadline(const Study& study, bool why = true);
 
-std::string FormatGb(int64_t bytes);         // "2.26 GB"
+// A unit of bytes for a column, axis or figure: the largest of GB, MB, kB and
+// B in which `largest` (the column's largest value) is at least 1, so a 7B
+// model's budgets read in GB and a 15M-parameter model's in MB, not "0.00 GB".
+struct ByteUnit {
+  const char* name = "GB";
+  double bytes = 1e9;
+};
+ByteUnit ByteUnitFor(double largest);
+
+std::string FormatMemory(int64_t bytes);     // "2.26 GB", "219.36 kB": two decimals
 std::string FormatBytesShort(double bytes);  // "4.44 GB", "38 MB", "12 kB"
 
 }  // namespace sparseflash

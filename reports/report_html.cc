@@ -39,9 +39,20 @@ std::string Figure(const std::string& svg, const std::string& caption) {
 
 bool WideRange(double lo, double hi) { return lo > 0 && hi / lo > 20; }
 
+// The unit of a study's budget axis (see ByteUnitFor).
+ByteUnit BudgetUnit(const Study& s) {
+  double largest = 0;
+  for (const auto& [strategy, curve] : s.curves) {
+    for (const BudgetPoint& p : curve) largest = std::max(largest, double(p.memory_bytes));
+  }
+  for (const Speedup& sp : s.speedups) largest = std::max(largest, double(sp.memory_bytes));
+  return ByteUnitFor(largest);
+}
+
 std::string TokensChart(const Study& s) {
+  const ByteUnit unit = BudgetUnit(s);
   XyChart c{.title = "Decode speed by memory budget",
-            .x = {.label = "memory budget (GB)"},
+            .x = {.label = absl::StrCat("memory budget (", unit.name, ")")},
             .y = {.label = "decode tokens/s"}};
   double lo = 1e300, hi = 0;
   for (const auto& [strategy, curve] : s.curves) {
@@ -49,7 +60,7 @@ std::string TokensChart(const Study& s) {
                     .color = ColorFor(strategy),
                     .dashed = strategy == "in_memory"};
     for (const BudgetPoint& p : curve) {
-      ser.points.push_back({p.memory_bytes / 1e9, p.run->tokens_per_s});
+      ser.points.push_back({p.memory_bytes / unit.bytes, p.run->tokens_per_s});
       lo = std::min(lo, p.run->tokens_per_s), hi = std::max(hi, p.run->tokens_per_s);
     }
     c.series.push_back(std::move(ser));
@@ -59,8 +70,9 @@ std::string TokensChart(const Study& s) {
 }
 
 std::string SpeedupChart(const Study& s, const std::string& baseline, const std::string& name) {
+  const ByteUnit unit = BudgetUnit(s);
   XyChart c{.title = absl::StrCat("Speedup over ", name),
-            .x = {.label = "memory budget (GB)"},
+            .x = {.label = absl::StrCat("memory budget (", unit.name, ")")},
             .y = {.label = absl::StrCat("tokens/s relative to ", name, " (x)")}};
   std::map<std::string, ChartSeries> series;
   for (const Speedup& sp : s.speedups) {
@@ -69,12 +81,12 @@ std::string SpeedupChart(const Study& s, const std::string& baseline, const std:
     ser.name = sp.strategy;
     ser.color = ColorFor(sp.strategy);
     ser.dashed = sp.strategy == "in_memory";
-    ser.points.push_back({sp.memory_bytes / 1e9, sp.factor});
+    ser.points.push_back({sp.memory_bytes / unit.bytes, sp.factor});
   }
   // The baseline itself, at 1x.
   if (auto it = s.curves.find(baseline); it != s.curves.end()) {
     ChartSeries ser{.name = absl::StrCat(baseline, " (1x)"), .color = ColorFor(baseline)};
-    for (const BudgetPoint& p : it->second) ser.points.push_back({p.memory_bytes / 1e9, 1});
+    for (const BudgetPoint& p : it->second) ser.points.push_back({p.memory_bytes / unit.bytes, 1});
     series[baseline] = ser;
   }
   double lo = 1e300, hi = 0;
@@ -108,15 +120,18 @@ std::string PolicyChart(const std::string& strategy,
     }
     return RenderStackedBars(bars);
   }
+  const ByteUnit unit = ByteUnitFor(sizes.empty() ? 0 : static_cast<double>(*sizes.rbegin()));
   XyChart c{.title = title,
-            .x = {.label = "neuron cache (GB)"},
+            .x = {.label = absl::StrCat("neuron cache (", unit.name, ")")},
             .y = {.label = "hit rate (%)", .max = 100},
             .end_labels = true};
   for (const auto& [policy, runs] : policies) {
     ChartSeries ser{.name = policy == "belady" ? "belady (ceiling)" : policy,
                     .color = ColorFor(policy),
                     .dashed = policy == "belady"};
-    for (const ReportRun* r : runs) ser.points.push_back({r->cache_bytes / 1e9, 100 * r->hit_rate});
+    for (const ReportRun* r : runs) {
+      ser.points.push_back({r->cache_bytes / unit.bytes, 100 * r->hit_rate});
+    }
     c.series.push_back(std::move(ser));
   }
   return RenderXyChart(c);
@@ -126,7 +141,7 @@ std::string PolicyChart(const std::string& strategy,
 // strategy's split is as readable as a slow one's), with the token's time on top.
 std::string BreakdownChart(const Study& s) {
   StackedBarChart c{
-      .title = absl::StrCat("Where a token's time goes at ", FormatGb(s.chosen_budget)),
+      .title = absl::StrCat("Where a token's time goes at ", FormatMemory(s.chosen_budget)),
       .y_label = "share of token time (%)",
       .y_max = 100};
   static const std::map<std::string, std::string> kColors = {
@@ -157,7 +172,7 @@ std::string BreakdownChart(const Study& s) {
 }
 
 std::string CdfChart(const Study& s) {
-  XyChart c{.title = absl::StrCat("Per-token latency at ", FormatGb(s.chosen_budget)),
+  XyChart c{.title = absl::StrCat("Per-token latency at ", FormatMemory(s.chosen_budget)),
             .x = {.label = "token latency (ms)"},
             .y = {.label = "tokens at or below (%)", .max = 100},
             .steps = true};

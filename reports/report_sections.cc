@@ -30,6 +30,18 @@ TableCell Fixed(double v, int digits) {
   return {.text = absl::StrFormat("%.*f", digits, v), .value = v, .numeric = true};
 }
 
+// A column of byte counts: its unit fits the largest (see ByteUnitFor).
+template <typename Rows, typename BytesOf>
+ByteUnit ColumnUnit(const Rows& rows, BytesOf bytes_of) {
+  double largest = 0;
+  for (const auto& r : rows) largest = std::max(largest, static_cast<double>(bytes_of(r)));
+  return ByteUnitFor(largest);
+}
+std::string WithUnit(const std::string& label, ByteUnit u) {
+  return absl::StrCat(label, " (", u.name, ")");
+}
+TableCell Bytes(double bytes, ByteUnit u) { return Fixed(bytes / u.bytes, 2); }
+
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
   std::string out = "\"";
@@ -41,16 +53,17 @@ std::string CsvField(const std::string& s) {
 
 Table BudgetTable(const Study& s) {
   Table t{.title = absl::StrCat("Decode tokens/s by memory budget, ", s.model, " on ", s.device)};
-  t.header = {"memory budget (GB)"};
   std::set<int64_t> budgets;
   for (const auto& [strategy, curve] : s.curves) {
-    t.header.push_back(strategy);
     for (const BudgetPoint& p : curve) budgets.insert(p.memory_bytes);
   }
+  const ByteUnit unit = ByteUnitFor(budgets.empty() ? 0 : *budgets.rbegin());
+  t.header = {WithUnit("memory budget", unit)};
+  for (const auto& [strategy, curve] : s.curves) t.header.push_back(strategy);
   t.header.push_back("fastest offloading");
   std::map<int64_t, const ReportRun*> fastest(s.fastest.begin(), s.fastest.end());
   for (int64_t b : budgets) {
-    std::vector<TableCell> row = {Fixed(b / 1e9, 2)};
+    std::vector<TableCell> row = {Bytes(b, unit)};
     for (const auto& [strategy, curve] : s.curves) {
       auto it = std::find_if(curve.begin(), curve.end(),
                              [&](const BudgetPoint& p) { return p.memory_bytes == b; });
@@ -65,18 +78,21 @@ Table BudgetTable(const Study& s) {
 Table SpeedupTable(const Study& s) {
   Table t{.title = absl::StrCat("Speedup at equal memory budget, ", s.model, " on ", s.device),
           .left_columns = 3};
-  t.header = {"strategy", "over", "memory budget (GB)", "speedup (x)"};
+  const ByteUnit unit = ColumnUnit(s.speedups, [](const Speedup& sp) { return sp.memory_bytes; });
+  t.header = {"strategy", "over", WithUnit("memory budget", unit), "speedup (x)"};
   for (const Speedup& sp : s.speedups) {
-    t.rows.push_back({Text(sp.strategy), Text(sp.baseline), Fixed(sp.memory_bytes / 1e9, 2),
-                      Fixed(sp.factor, 2)});
+    t.rows.push_back(
+        {Text(sp.strategy), Text(sp.baseline), Bytes(sp.memory_bytes, unit), Fixed(sp.factor, 2)});
   }
   return t;
 }
 
 Table PolicyTable(const Study& s) {
   Table t{.title = absl::StrCat("Cache policies, ", s.model, " on ", s.device), .left_columns = 3};
+  const ByteUnit unit =
+      ColumnUnit(s.policy_comparisons, [](const PolicyComparison& g) { return g.memory_bytes; });
   t.header = {"strategy",
-              "memory budget (GB)",
+              WithUnit("memory budget", unit),
               "policy",
               "tokens/s",
               "hit rate (%)",
@@ -91,7 +107,7 @@ Table PolicyTable(const Study& s) {
     const ReportRun* belady = g.runs.count("belady") ? g.runs.at("belady") : nullptr;
     for (const auto& [policy, r] : runs) {
       t.rows.push_back(
-          {Text(g.strategy), Fixed(g.memory_bytes / 1e9, 2), Text(policy), Num(r->tokens_per_s),
+          {Text(g.strategy), Bytes(g.memory_bytes, unit), Text(policy), Num(r->tokens_per_s),
            Fixed(100 * r->hit_rate, 1),
            lru && lru->tokens_per_s > 0 ? Fixed(r->tokens_per_s / lru->tokens_per_s, 3) : Empty(),
            belady && belady->hit_rate > 0 ? Fixed(100 * r->hit_rate / belady->hit_rate, 1)
@@ -120,9 +136,12 @@ Table ReplayTable(const ReportData& d) {
               "(and, where replay --recheck-compute measured them, at the compute rates "
               "around the run)",
           .left_columns = 4};
-  t.header = {"strategy",           "device profile",    "model",
-              "memory budget (GB)", "measured tokens/s", "predicted tokens/s",
-              "error (%)",          "at compute now",    "its error (%)"};
+  const ByteUnit unit =
+      ColumnUnit(d.replays, [](const Replay& r) { return r.measured->memory_bytes; });
+  t.header = {
+      "strategy",          "device profile",     "model",     WithUnit("memory budget", unit),
+      "measured tokens/s", "predicted tokens/s", "error (%)", "at compute now",
+      "its error (%)"};
   std::vector<double> errors, errors_now;
   for (const Replay& r : d.replays) {
     const double now = r.measured->predicted_now_tokens_per_s;
@@ -131,7 +150,7 @@ Table ReplayTable(const ReportData& d) {
     if (now > 0 && r.measured->tokens_per_s > 0) errors_now.push_back(error_now);
     t.rows.push_back(
         {Text(r.measured->strategy), Text(r.measured->device), Text(r.measured->model),
-         Fixed(r.measured->memory_bytes / 1e9, 2), Num(r.measured->tokens_per_s),
+         Bytes(r.measured->memory_bytes, unit), Num(r.measured->tokens_per_s),
          Num(r.predicted->tokens_per_s), Fixed(100 * r.error, 1), now > 0 ? Num(now) : Empty(),
          now > 0 && r.measured->tokens_per_s > 0 ? Fixed(100 * error_now, 1) : Empty()});
   }
@@ -144,11 +163,19 @@ Table ReplayTable(const ReportData& d) {
 
 Table MeasuredTable(const ReportData& d) {
   Table t{.title = "Measured elsewhere (db import), beside the simulator", .left_columns = 4};
-  t.header = {"strategy",           "device",   "model",
-              "memory budget (GB)", "threads",  "measured tokens/s",
-              "simulated tokens/s", "error (%)"};
+  auto elsewhere = [](const ReportRun& m) { return m.mode == "real" && m.linked_run == 0; };
+  const ByteUnit unit = ColumnUnit(
+      d.runs, [&](const ReportRun& m) { return elsewhere(m) ? m.memory_bytes : int64_t{0}; });
+  t.header = {"strategy",
+              "device",
+              "model",
+              WithUnit("memory budget", unit),
+              "threads",
+              "measured tokens/s",
+              "simulated tokens/s",
+              "error (%)"};
   for (const ReportRun& m : d.runs) {
-    if (m.mode != "real" || m.linked_run != 0) continue;  // a replay's measurement has its own
+    if (!elsewhere(m)) continue;  // a replay's measurement has its own
     const ReportRun* sim = nullptr;
     for (const ReportRun& r : d.runs) {
       if (r.mode == "simulated" && r.strategy == m.strategy && r.device == m.device &&
@@ -158,7 +185,7 @@ Table MeasuredTable(const ReportData& d) {
       }
     }
     t.rows.push_back({Text(m.strategy), Text(m.device), Text(m.model),
-                      m.memory_bytes > 0 ? Fixed(m.memory_bytes / 1e9, 2) : Text("unlimited"),
+                      m.memory_bytes > 0 ? Bytes(m.memory_bytes, unit) : Text("unlimited"),
                       Fixed(m.threads, 0), Num(m.tokens_per_s),
                       sim ? Num(sim->tokens_per_s) : Empty(),
                       sim ? Fixed(100 * (sim->tokens_per_s / m.tokens_per_s - 1), 1) : Empty()});
@@ -193,10 +220,14 @@ Table ValidationTable(const ReportData& d) {
 
 Table RunsTable(const ReportData& d) {
   Table t{.title = "Every run", .left_columns = 8};
-  t.header = {"id",          "mode",         "device",         "model",         "strategy",
-              "policy",      "options",      "trace",          "threads",       "tokens",
-              "memory (GB)", "cache (GB)",   "tokens/s",       "ttft (ms)",     "p50 (ms)",
-              "p99 (ms)",    "hit rate (%)", "flash MB/token", "I/O stall (%)", "linked run"};
+  t.header = {"id",       "mode",         "device",         "model",         "strategy",
+              "policy",   "options",      "trace",          "threads",       "tokens",
+              "memory",   "cache",        "tokens/s",       "ttft (ms)",     "p50 (ms)",
+              "p99 (ms)", "hit rate (%)", "flash MB/token", "I/O stall (%)", "linked run"};
+  const ByteUnit memory = ColumnUnit(d.runs, [](const ReportRun& r) { return r.memory_bytes; });
+  const ByteUnit cache = ColumnUnit(d.runs, [](const ReportRun& r) { return r.cache_bytes; });
+  t.header[10] = WithUnit(t.header[10], memory);
+  t.header[11] = WithUnit(t.header[11], cache);
   for (const ReportRun& r : d.runs) {
     t.rows.push_back({Fixed(static_cast<double>(r.id), 0),
                       Text(r.mode + (r.origin.empty() ? "" : " (" + r.origin + ")")),
@@ -208,8 +239,8 @@ Table RunsTable(const ReportData& d) {
                       Text(r.trace),
                       Fixed(r.threads_used, 0),
                       Fixed(static_cast<double>(r.tokens), 0),
-                      Fixed(r.memory_bytes / 1e9, 2),
-                      Fixed(r.cache_bytes / 1e9, 2),
+                      Bytes(r.memory_bytes, memory),
+                      Bytes(r.cache_bytes, cache),
                       Num(r.tokens_per_s),
                       Num(r.ttft_ms),
                       Num(r.p50_ms),

@@ -153,6 +153,42 @@ TEST(Report, FiguresARunCouldNotObserveReadAsADash) {
   EXPECT_EQ(runs.rows[0][column("flash MB/token")].text, "4000");
 }
 
+TEST(Report, ByteColumnsTakeTheUnitThatFitsTheirLargestValue) {
+  EXPECT_STREQ(ByteUnitFor(4.66e9).name, "GB");
+  EXPECT_STREQ(ByteUnitFor(1e9).name, "GB");
+  EXPECT_STREQ(ByteUnitFor(999e6).name, "MB");
+  EXPECT_STREQ(ByteUnitFor(219'000).name, "kB");
+  EXPECT_STREQ(ByteUnitFor(12).name, "B");
+  EXPECT_EQ(FormatMemory(2'260'000'000), "2.26 GB");
+  EXPECT_EQ(FormatMemory(219'360), "219.36 kB");
+  // A tiny model's budgets (the TinyStories model: hundreds of kB) read in kB,
+  // not "0.00 GB", in the budget table, the headline and the runs table.
+  const std::string path = FreshDbPath("tiny.db");
+  {
+    auto db = *ResultsDb::Open(path);
+    ASSERT_TRUE(db->Insert(MakeRun("llamacpp", 219'000, 100)).ok());
+    ASSERT_TRUE(db->Insert(MakeRun("powerinfer2", 219'000, 400)).ok());
+    ASSERT_TRUE(db->Insert(MakeRun("powerinfer2", 300'000, 500)).ok());
+  }
+  absl::StatusOr<ReportData> d = LoadReportData(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->studies.size(), 1u);
+  const Table budgets = BudgetTable(d->studies[0]);
+  EXPECT_EQ(budgets.header[0], "memory budget (kB)");
+  ASSERT_EQ(budgets.rows.size(), 2u);
+  EXPECT_EQ(budgets.rows[0][0].text, "219.00");
+  EXPECT_DOUBLE_EQ(budgets.rows[1][0].value, 300.0);
+  const std::string headline = StudyHeadline(d->studies[0]);
+  EXPECT_NE(headline.find("powerinfer2 is fastest at 219.00 kB"), std::string::npos) << headline;
+  EXPECT_NE(headline.find("at 300.00 kB"), std::string::npos) << headline;
+  const Table runs = RunsTable(*d);
+  const auto memory = std::find(runs.header.begin(), runs.header.end(), "memory (kB)");
+  ASSERT_NE(memory, runs.header.end());
+  EXPECT_EQ(runs.rows[0][memory - runs.header.begin()].text, "219.00");
+  // The cache column takes its own unit: half of each budget, still kB.
+  EXPECT_NE(std::find(runs.header.begin(), runs.header.end(), "cache (kB)"), runs.header.end());
+}
+
 TEST(Report, WritesEveryFileWithTheNumbers) {
   absl::StatusOr<ReportData> d = LoadReportData(MakeDb());
   ASSERT_TRUE(d.ok());

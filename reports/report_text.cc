@@ -21,7 +21,7 @@ std::string StudyMarkdown(const Study& s) {
   if (!s.speedups.empty())
     absl::StrAppend(&m, "Speedups:\n\n", TableMarkdown(SpeedupTable(s)), "\n");
   if (!s.at_chosen.empty()) {
-    absl::StrAppend(&m, "Where the mean token's time goes at ", FormatGb(s.chosen_budget),
+    absl::StrAppend(&m, "Where the mean token's time goes at ", FormatMemory(s.chosen_budget),
                     " (ms):\n\n| strategy |");
     const auto& parts = s.at_chosen.front()->breakdown_ms;
     for (const auto& [part, ms] : parts) absl::StrAppend(&m, " ", part, " |");

@@ -169,14 +169,18 @@ TEST_F(CgroupReplay, ReadsTheWeightFileOnceBeforeTheRunUnlessToldNot) {
   const double run = w["run_seconds"].get<double>();
   EXPECT_GT(run, 0);
   const double steal = w["steal_seconds"].get<double>();
-  if (steal >= 0) EXPECT_LE(steal, run * std::max(1u, std::thread::hardware_concurrency()));
+  if (steal >= 0) {
+    EXPECT_LE(steal, run * std::max(1u, std::thread::hardware_concurrency()));
+  }
   const int64_t read = w["weights_read_first"]["bytes"].get<int64_t>();
   if (read == 0) GTEST_SKIP() << dir_ << " refuses O_DIRECT: nothing is read first";
   EXPECT_EQ(read, static_cast<int64_t>(std::filesystem::file_size(weights_)));
   EXPECT_GT(w["weights_read_first"]["bytes_per_s"].get<double>(), 0);
   // The run's count of the kernel's reads excludes that pass.
   const int64_t kernel = w["kernel_read_bytes"].get<int64_t>();
-  if (kernel >= 0) EXPECT_LT(kernel - w["engine_read_bytes"].get<int64_t>(), read / 2);
+  if (kernel >= 0) {
+    EXPECT_LT(kernel - w["engine_read_bytes"].get<int64_t>(), read / 2);
+  }
   const testing::CliOutcome cold =
       testing::Shell(testing::CliCommandLine(absl::StrJoin(args, " ") + " --cold-storage"));
   ASSERT_EQ(cold.code, 0) << cold.out;
