@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/atomic_file.h"
+#include "common/heap_reuse.h"
 #include "common/textproto.h"
 #include "common/worker_pool.h"
 #include "tools/cli.h"
@@ -51,6 +52,7 @@ absl::Status ApplyProfile(const GenArgs& a, ModelSpec* model) {
 }
 
 int RunGen(const GenArgs& a) {
+  TuneHeapForSimulation(1);  // the generator's per-neuron arrays in huge pages, as simulate's
   absl::StatusOr<ModelSpec> model = LoadModel(a.model);
   if (!model.ok()) return ReportError(model.status());
   if (absl::Status s = ApplyProfile(a, &*model); !s.ok()) return ReportError(s);
