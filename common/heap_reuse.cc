@@ -1,17 +1,39 @@
 #include "common/heap_reuse.h"
 
 #include <cstdint>
-#include <cstdlib>  // first: it defines __GLIBC__, which the tests below need
+#include <cstdlib>  // before the #if below: it defines __GLIBC__
 
+// glibc's malloc, not a sanitizer's (which would also shadow the 2 GiB reserve).
 #if defined(__GLIBC__)
+#define SF_GLIBC_MALLOC 1
+#endif
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#undef SF_GLIBC_MALLOC
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#undef SF_GLIBC_MALLOC
+#endif
+
+#if defined(SF_GLIBC_MALLOC)
 #include <malloc.h>
 #include <sys/mman.h>
 #endif
 
 namespace sparseflash {
 
+bool HeapTuningApplies() {
+#if defined(SF_GLIBC_MALLOC)
+  return true;
+#else
+  return false;
+#endif
+}
+
 void KeepFreedHeapForReuse() {
-#if defined(__GLIBC__)
+#if defined(SF_GLIBC_MALLOC)
   // The largest mmap threshold glibc takes on 64-bit (32 MiB): blocks below it
   // come from the heap. Trim only beyond 1 GiB of free heap top.
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
@@ -21,7 +43,7 @@ void KeepFreedHeapForReuse() {
 
 void TuneHeapForSimulation(int concurrent_runs) {
   KeepFreedHeapForReuse();
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+#if defined(SF_GLIBC_MALLOC) && defined(MADV_HUGEPAGE)
   // The main arena (grown by brk) for every thread when one run allocates,
   // every block from it, and its top never trimmed: the address range marked
   // below stays the heap's for the life of the process.

@@ -1,9 +1,13 @@
-// Heap tuning for processes that only simulate (simulate, sweep, validate, the
-// benchmarks), with glibc; elsewhere no-ops. Not for real runs (replay,
-// generate, calibrate), whose memory is a budget the process must stay inside.
+// Heap tuning for processes that only simulate (simulate, sweep, validate,
+// trace gen, the benchmarks), with glibc's own malloc; elsewhere (another libc,
+// a sanitizer's malloc) no-ops. Not for real runs (replay, generate,
+// calibrate), whose memory is a budget the process must stay inside.
 #pragma once
 
 namespace sparseflash {
+
+// Whether the functions below change anything in this build.
+bool HeapTuningApplies();
 
 // Memory a run frees stays with the process for the next run instead of going
 // back to the kernel, so each run of a sweep does not fault in and zero fresh

@@ -13,15 +13,6 @@
 namespace sparseflash {
 namespace {
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SF_REPLACED_MALLOC 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SF_REPLACED_MALLOC 1
-#endif
-
 // Whether a mapping of this process is marked for transparent huge pages
 // ("hg" among its VmFlags in /proc/self/smaps).
 bool SomeMappingAdvisedHuge() {
@@ -33,9 +24,10 @@ bool SomeMappingAdvisedHuge() {
 }
 
 TEST(TuneHeapForSimulation, LargeBlocksComeFromTheHeapWhichKeepsThemAndIsAdvisedHuge) {
-#if !defined(__GLIBC__) || defined(SF_REPLACED_MALLOC)
-  GTEST_SKIP() << "glibc's own malloc only (a sanitizer replaces it)";
+#if !defined(__GLIBC__)
+  GTEST_SKIP() << "glibc's malloc only";
 #else
+  if (!HeapTuningApplies()) GTEST_SKIP() << "glibc's own malloc only (a sanitizer replaces it)";
   TuneHeapForSimulation(1);
   const struct mallinfo2 before = mallinfo2();
   constexpr size_t kBlock = size_t{48} << 20;  // above glibc's largest mmap threshold
