@@ -14,9 +14,11 @@
 #include <sys/mman.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "common/random.h"
@@ -232,6 +234,67 @@ BENCHMARK(BM_BundleRead)
     ->ArgNames({"bits", "huge"})
     ->ArgsProduct({{4, 8}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
+
+// A layer's active bundles split over two threads that wait for each other at
+// the layer's end (join 1), as a real run computes a layer, against the same
+// two threads computing halves of the same size without waiting (join 0), as
+// calibration measures the kernel with every core busy. The waits spin, so
+// the gap is what a layer loses to the slower of its halves, not to waking a
+// thread. Bytes per second per core, the two threads' mean; bundles per layer as
+// TurboSparse-Mistral- 7B's active set (~10 % of 14,336) and twice that; INT4 g32 on huge pages
+// over `arena_mib` (4,608: the whole model's weights).
+void BM_SparseFfnSplitLayer(benchmark::State& state) {
+  const Arena a = MakeArena(4, state.range(1), true);
+  const FfnKernelShape& s = a.shape;
+  const size_t half = static_cast<size_t>(state.range(0) / 2);
+  const bool join = state.range(2) == 1;
+  // Sixty-four layers' halves drawn ahead, used in turn.
+  constexpr int kLayers = 64;
+  Random rng(3);
+  std::vector<std::vector<const uint8_t*>> halves(2 * kLayers, std::vector<const uint8_t*>(half));
+  for (auto& h : halves) PickBundles(a, rng, h);
+  std::atomic<int64_t> started{0}, finished{0};
+  std::atomic<bool> stop{false};
+  std::thread helper([&] {
+    std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+    for (int64_t layer = 1; !stop.load(std::memory_order_relaxed); ++layer) {
+      if (join) {
+        while (started.load(std::memory_order_acquire) < layer) {
+          if (stop.load(std::memory_order_relaxed)) return;
+        }
+      }
+      RunKernel(s, false, halves[2 * (layer % kLayers) + 1], x, out);
+      finished.store(layer, std::memory_order_release);
+    }
+  });
+  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+  int64_t layer = 0;
+  const int64_t helper_before = finished.load(std::memory_order_acquire);
+  for (auto _ : state) {
+    ++layer;
+    started.store(layer, std::memory_order_release);
+    RunKernel(s, false, halves[2 * (layer % kLayers)], x, out);
+    if (join) {
+      while (finished.load(std::memory_order_acquire) < layer) {
+      }
+    }
+  }
+  const int64_t helper_layers = finished.load(std::memory_order_acquire) - helper_before;
+  stop = true;
+  helper.join();
+  // Per core: the mean of the two threads' halves (with join, both did every
+  // layer). helper_share: the helper's halves per one of this thread's.
+  const double halves_done = (static_cast<double>(state.iterations()) + helper_layers) / 2;
+  state.SetBytesProcessed(static_cast<int64_t>(halves_done * half * s.bundle_bytes()));
+  state.counters["helper_share"] =
+      static_cast<double>(helper_layers) / std::max<int64_t>(1, state.iterations());
+  state.SetLabel(SparseFfnTarget(s));
+}
+BENCHMARK(BM_SparseFfnSplitLayer)
+    ->ArgNames({"bundles", "arena_mib", "join"})
+    ->ArgsProduct({{1434, 2868}, {512, 4608}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace sparseflash
