@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <new>
 #include <thread>
@@ -200,7 +201,10 @@ double MeasureKernel(const FfnKernelShape& s, const KernelArena& arena, double s
                      bool in_order, int threads) {
   const int64_t n = arena.bundles;
   SpinBarrier round_end(threads);
-  std::atomic<bool> done{false};  // set by thread 0 before the round's end
+  // The last round, set once by thread 0 before that round's end. A round
+  // number, not a flag: a thread still leaving round r may read it after thread
+  // 0 has set it in round r + 1, and must then run that round too.
+  std::atomic<int64_t> last_round{std::numeric_limits<int64_t>::max()};
   int64_t bytes_per_thread = 0;
   double seconds = 0;
   auto run = [&](int t) {
@@ -210,7 +214,7 @@ double MeasureKernel(const FfnKernelShape& s, const KernelArena& arena, double s
     Random rng(5 + t);
     int64_t bytes = 0;
     const auto t0 = std::chrono::steady_clock::now();
-    while (!done.load(std::memory_order_acquire)) {
+    for (int64_t round = 0;; ++round) {
       const int64_t start = rng.Below(static_cast<uint32_t>(n - active.size()));
       if (in_order) {
         y.resize(active.size() * rows_per_bundle);
@@ -223,8 +227,11 @@ double MeasureKernel(const FfnKernelShape& s, const KernelArena& arena, double s
         SparseFfn(s, active.data(), static_cast<int>(active.size()), x.data(), out.data());
       }
       bytes += active.size() * s.bundle_bytes();
-      if (t == 0 && Seconds(t0) >= seconds_target) done.store(true, std::memory_order_release);
-      round_end.Wait();  // every thread then sees thread 0's `done` of this round
+      if (t == 0 && Seconds(t0) >= seconds_target) {
+        last_round.store(round, std::memory_order_release);
+      }
+      round_end.Wait();  // then every thread sees a last_round set in this round
+      if (last_round.load(std::memory_order_acquire) <= round) break;
     }
     if (t == 0) bytes_per_thread = bytes, seconds = Seconds(t0);  // every thread ran as many
   };

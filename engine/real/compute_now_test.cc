@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "devices/device_catalog.h"
 #include "engine/real/calibrate_cpu.h"
 
@@ -97,6 +99,28 @@ TEST(ComputeNow, MeasuresEachRateAgainstTheProfiles) {
   EXPECT_GE(now->gemv_alone, now->gemv);
   EXPECT_GE(now->dense_gemv_alone, now->dense_gemv);
   EXPECT_NE(now->summary.find("sparse FFN kernel"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// The kernel measured in rounds that end together: more threads than cores
+// and rounds of a few milliseconds, over and over, so that a thread is often
+// descheduled between one round's end and its look at whether it was the last.
+// Every thread must run the same rounds; a thread that leaves a round early
+// leaves the others waiting for ever (ctest's timeout fails the test).
+TEST(MeasureKernel, ThreadsRunTheSameRoundsAndAllReturn) {
+  const calibration::KernelArena arena(calibration::kKernelShape, 64 << 20);
+  const int threads = 3;
+  for (int i = 0; i < 200; ++i) {
+    const double rate =
+        calibration::MeasureKernel(calibration::kKernelShape, arena, 0.001, i % 2 == 1, threads);
+    ASSERT_GT(rate, 0) << "measurement " << i;
+    ASSERT_TRUE(std::isfinite(rate)) << "measurement " << i;
+  }
 }
 
 }  // namespace
