@@ -240,9 +240,9 @@ BENCHMARK(BM_BundleRead)
 // two threads computing halves of the same size without waiting (join 0), as
 // calibration measures the kernel with every core busy. The waits spin, so
 // the gap is what a layer loses to the slower of its halves, not to waking a
-// thread. Bytes per second per core, the two threads' mean; bundles per layer as
-// TurboSparse-Mistral- 7B's active set (~10 % of 14,336) and twice that; INT4 g32 on huge pages
-// over `arena_mib` (4,608: the whole model's weights).
+// thread. Bytes per second per core, the two threads' mean. Bundles per layer:
+// TurboSparse-Mistral-7B's active set (~10 % of 14,336) and twice that; INT4
+// g32 on huge pages over `arena_mib` (4,608: the whole model's weights).
 void BM_SparseFfnSplitLayer(benchmark::State& state) {
   const Arena a = MakeArena(4, state.range(1), true);
   const FfnKernelShape& s = a.shape;
