@@ -105,23 +105,43 @@ TEST(Calibration, Mixtral47bRouting) {
   EXPECT_NEAR(total, 1.0, 1e-9);
   EXPECT_NEAR(s.active_ratio_in_chosen_experts, 0.15, 0.02);
   EXPECT_NEAR(s.overall.active_ratio_mean, 0.0375, 0.0075);  // top-2 of 8 x 15 %
-  EXPECT_GE(s.expert_persistence, 0.464);  // at least the random-sharing baseline
+  EXPECT_GE(s.expert_persistence, 0.464);                    // at least the random-sharing baseline
+}
+
+TraceStats GoldenStats(const ModelSpec& m, const std::string& name) {
+  const std::string golden = testing::TempPath(name + ".trace");
+  EXPECT_TRUE(
+      ImportTextTrace(testing::RepoData("tinystories-relu-260k/golden/" + name + ".trace.txt"),
+                      ShapeOf(m), {}, golden, {.overwrite = true})
+          .ok());
+  absl::StatusOr<TraceStats> real = ComputeTraceStats(golden);
+  EXPECT_TRUE(real.ok()) << real.status();
+  return real.ok() ? *real : TraceStats{};
 }
 
 TEST(Calibration, TinyStoriesProfileMatchesGoldenTraces) {
   ModelSpec m = *ModelCatalog::Builtin().Find("tinystories-relu-260k");
-  std::string golden = testing::TempPath("golden.trace");
-  ASSERT_TRUE(ImportTextTrace(
-                  testing::RepoData("tinystories-relu-260k/golden/greedy_from_bos.trace.txt"),
-                  ShapeOf(m), {}, golden)
-                  .ok());
-  absl::StatusOr<TraceStats> real = ComputeTraceStats(golden);
-  ASSERT_TRUE(real.ok()) << real.status();
-  EXPECT_EQ(real->tokens, 64u);
+  const TraceStats real = GoldenStats(m, "greedy_from_bos");
+  EXPECT_EQ(real.tokens, 64u);
   TraceStats synthetic = Generate("tinystories-relu-260k", 2000);
   for (int l = 0; l < 4; ++l) {
-    EXPECT_NEAR(synthetic.layers[l].active_ratio_mean, real->layers[l].active_ratio_mean, 0.03)
+    EXPECT_NEAR(synthetic.layers[l].active_ratio_mean, real.layers[l].active_ratio_mean, 0.03)
         << "layer " << l;
+  }
+}
+
+// The recordings' layers keep more or fewer of the token before's neurons
+// together (a token that changes the context changes every layer's reuse);
+// the generator's reuse swing gives its layers the same correlation, where
+// without it they move on their own (about 0).
+TEST(Calibration, TinyStoriesLayersKeepAlikeAsInTheGoldenTraces) {
+  ModelSpec m = *ModelCatalog::Builtin().Find("tinystories-relu-260k");
+  const TraceStats synthetic = Generate("tinystories-relu-260k", 2000);
+  for (const char* name : {"greedy_from_bos", "greedy_prompt_big_dog"}) {
+    const TraceStats real = GoldenStats(m, name);
+    EXPECT_GT(real.kept_share_layer_correlation, 0.3) << name;
+    EXPECT_NEAR(synthetic.kept_share_layer_correlation, real.kept_share_layer_correlation, 0.15)
+        << name;
   }
 }
 

@@ -28,6 +28,7 @@ struct GenArgs {
   uint64_t seed = 1;
   int threads = HardwareThreads();
   double persistence = -1, persistence_cold = -1, coactivation = -1, predicted_ratio = -1;
+  double reuse_swing = -1;
   bool force = false;
 };
 
@@ -48,6 +49,7 @@ absl::Status ApplyProfile(const GenArgs& a, ModelSpec* model) {
   if (a.persistence_cold >= 0) g.persistence_cold = a.persistence_cold;
   if (a.coactivation >= 0) g.coactivation = a.coactivation;
   if (a.predicted_ratio >= 0) g.predicted_ratio = a.predicted_ratio;
+  if (a.reuse_swing >= 0) g.reuse_swing = a.reuse_swing;
   return g.Validate(model->layers);
 }
 
@@ -197,6 +199,10 @@ void AddTraceCommands(CLI::App& app, Dispatch& dispatch) {
   gen->add_option("--predicted-ratio", gen_args->predicted_ratio,
                   "Override predicted set / true set (0 = no predictor sets)")
       ->check(InRange(0, 100));
+  gen->add_option("--reuse-swing", gen_args->reuse_swing,
+                  "Override the per-token swing of the share of neurons kept, shared by all "
+                  "layers (0..1; 0 = every token alike)")
+      ->check(InRange(0, 1));
   gen->add_flag("--force", gen_args->force, "Replace an existing output file");
   gen->callback(
       [&dispatch, gen_args] { dispatch.action = [gen_args] { return RunGen(*gen_args); }; });

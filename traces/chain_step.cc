@@ -118,6 +118,9 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
   // When a word's groups fit one vector, their draws are hashed once per word
   // and spread over its neurons by a lane permutation.
   const bool word_groups = (size_t{64} >> std::min(shift, 6)) <= lanes;
+  const int regime = t.regime(keys.shifting);
+  const int32_t* stay_on = t.stay_on[regime].data();
+  const int32_t* turn_on = t.turn_on[regime].data();
   uint32_t* on_ids = out.on_ids;
   uint32_t* active_ids = out.active_ids;
   uint32_t* gate_ids = out.gate_only_ids;
@@ -151,8 +154,8 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
         }
         u = hn::IfThenElse(follows, shared, u);
       }
-      const VI step_threshold = hn::IfThenElse(was_on, hn::LoadU(di, t.stay_on.data() + base),
-                                               hn::LoadU(di, t.turn_on.data() + base));
+      const VI step_threshold =
+          hn::IfThenElse(was_on, hn::LoadU(di, stay_on + base), hn::LoadU(di, turn_on + base));
       const auto now_on = hn::Lt(u, step_threshold);
       auto is_active = now_on;
       if (predictor) {
@@ -208,6 +211,7 @@ StepCounts StepToken(const ChainThresholds& t, const ChainKeys& keys, bool predi
 
 size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,
                         uint64_t* next) {
+  const int regime = t.regime(keys.shifting);
   size_t count = 0;
   for (size_t w = 0; w < t.words(); ++w) {
     uint64_t bits = 0;
@@ -215,7 +219,7 @@ size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const u
       const uint32_t i = static_cast<uint32_t>(w * 64 + b);
       const int32_t u = Draw(i, keys.follow) < t.coactivation ? Draw(i / t.group_size, keys.group)
                                                               : Draw(i, keys.own);
-      const int32_t threshold = Bit(on, i) ? t.stay_on[i] : t.turn_on[i];
+      const int32_t threshold = Bit(on, i) ? t.stay_on[regime][i] : t.turn_on[regime][i];
       bits |= uint64_t{u < threshold} << b;
     }
     next[w] = bits;

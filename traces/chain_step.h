@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -25,23 +26,30 @@ inline int32_t ChainThreshold(double p) {
   return static_cast<int32_t>(std::clamp(p, 0.0, 1.0) * (1 << kChainProbabilityBits) + 0.5);
 }
 
-// Each neuron's transition and set probabilities, as thresholds.
+// Each neuron's transition and set probabilities, as thresholds. A token is
+// steady (index 0) or shifting (1), the same for every layer: the transitions
+// of a shifting token keep fewer of the on neurons. Without that swing the
+// shifting ones are empty and every token steps as a steady one.
 struct ChainThresholds {
-  std::vector<int32_t> stay_on;    // P(on | on)
-  std::vector<int32_t> turn_on;    // P(on | off)
-  std::vector<int32_t> in_keep;    // P(active | on), with a predictor
-  std::vector<int32_t> out_fire;   // P(active | off), with a predictor
-  std::vector<int32_t> gate_only;  // P(gate-only | may be gate-only)
-  int32_t coactivation = 0;        // P(a neuron takes its group's shared draw)
+  std::array<std::vector<int32_t>, 2> stay_on;  // P(on | on)
+  std::array<std::vector<int32_t>, 2> turn_on;  // P(on | off)
+  std::vector<int32_t> in_keep;                 // P(active | on), with a predictor
+  std::vector<int32_t> out_fire;                // P(active | off), with a predictor
+  std::vector<int32_t> gate_only;               // P(gate-only | may be gate-only)
+  int32_t coactivation = 0;                     // P(a neuron takes its group's shared draw)
   uint32_t group_size = 8;
 
-  size_t words() const { return stay_on.size() / 64; }
+  size_t words() const { return stay_on[0].size() / 64; }
+  // The transitions a token steps by (shifting ones only where they exist).
+  int regime(bool shifting) const { return shifting && !stay_on[1].empty() ? 1 : 0; }
 };
 
-// The per-step keys of the five draws: follow the group, own draw, the group's
-// shared draw, and the two set draws.
+// What varies from step to step: the keys of the five draws (follow the
+// group, own draw, the group's shared draw, and the two set draws), and
+// whether the token is a shifting one.
 struct ChainKeys {
   uint32_t follow = 0, own = 0, group = 0, set_a = 0, set_b = 0;
+  bool shifting = false;
 };
 
 // The sets of a step, from its on bits. With a predictor (the on neurons are

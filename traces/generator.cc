@@ -15,6 +15,8 @@ namespace {
 // The slot of a layer's expert in the seeds of its stream and router.
 uint64_t StreamSlot(int layer, int expert) { return uint64_t(layer) * 1024 + expert; }
 uint64_t RouterSlot(int layer) { return 0x5eed0000 + layer; }
+// The slot of the draws that make each token steady or shifting.
+constexpr uint64_t kTokenRegimeSlot = 0x70ce0000;
 
 // The firing probabilities of a layer's neurons (each expert's alike), hottest
 // first: the layer's active ratio and skew.
@@ -60,7 +62,10 @@ TraceModelShape ShapeOf(const ModelSpec& model) {
 TraceGenerator::~TraceGenerator() = default;
 
 TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& options)
-    : model_(model), options_(options), pool_(std::clamp(options.threads, 1, model.layers)) {
+    : model_(model),
+      options_(options),
+      token_regimes_(MixSeed(options.seed, kTokenRegimeSlot)),
+      pool_(std::clamp(options.threads, 1, model.layers)) {
   const GeneratorProfile& g = model.generator;
   header_.model = ShapeOf(model);
   header_.tokens = options.tokens;
@@ -77,6 +82,7 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
                                    {"predictor_recall", absl::StrCat(g.predictor_recall)},
                                    {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
                                    {"expert_persistence", absl::StrCat(g.expert_persistence)},
+                                   {"reuse_swing", absl::StrCat(g.reuse_swing)},
                                    {"sources", g.sources}};
 }
 
@@ -117,6 +123,7 @@ NeuronStreamParams TraceGenerator::StreamParams(const std::vector<double>& by_ra
   p.predicted_ratio = header_.has_predicted ? g.predicted_ratio : 0;
   p.recall = g.predictor_recall;
   p.gate_only_ratio = header_.has_gate_only ? g.gate_only_ratio : 0;
+  p.reuse_swing = g.reuse_swing;
   return p;
 }
 
@@ -141,6 +148,9 @@ bool TraceGenerator::Next(TokenActivations* token) {
   if (next_token_ >= options_.tokens) return false;
   if (streams_.empty()) MakeStreams();
   token->token = next_token_++;
+  // Steady or shifting, the same for every layer: a token that changes the
+  // context changes what every layer keeps.
+  shifting_ = (token_regimes_.Next() & 1) != 0;
   token->layers.resize(model_.layers);
   pool_.ForEachChunk(model_.layers, [&](int begin, int end) {
     for (int l = begin; l < end; ++l) StepLayer(l, &token->layers[l]);
@@ -153,14 +163,14 @@ void TraceGenerator::StepLayer(int l, LayerActivations* layer) {
   if (!model_.is_moe()) {
     layer->experts.resize(1);
     layer->experts[0].expert = 0;
-    streams_[l]->Step(&layer->experts[0]);
+    streams_[l]->Step(&layer->experts[0], shifting_);
     return;
   }
   const std::vector<uint32_t>& chosen = routers_[l]->Next();
   layer->experts.resize(chosen.size());
   for (size_t i = 0; i < chosen.size(); ++i) {
     layer->experts[i].expert = chosen[i];
-    streams_[l * model_.experts + chosen[i]]->Step(&layer->experts[i]);
+    streams_[l * model_.experts + chosen[i]]->Step(&layer->experts[i], shifting_);
   }
 }
 

@@ -53,6 +53,8 @@ class TraceGenerator {
   GeneratorOptions options_;
   TraceHeader header_;
   uint64_t next_token_ = 0;
+  Random token_regimes_;                                // draws each token steady or shifting
+  bool shifting_ = false;                               // the current token's
   std::vector<std::unique_ptr<NeuronStream>> streams_;  // [layer * experts + expert]
   std::vector<std::unique_ptr<ExpertRouter>> routers_;  // per layer (MoE only)
   WorkerPool pool_;

@@ -66,6 +66,7 @@ GeneratorProfile FromProto(const proto::GeneratorProfile& g) {
   out.gate_only_ratio = g.gate_only_ratio();
   out.expert_persistence = g.expert_persistence();
   out.expert_popularity_skew = g.expert_popularity_skew();
+  out.reuse_swing = g.reuse_swing();
   out.sources = g.sources();
   return out;
 }

@@ -77,7 +77,7 @@ absl::Status GeneratorProfile::Validate(int layers) const {
   }
   auto in = [](double v, double lo, double hi) { return v >= lo && v <= hi; };  // false for NaN
   if (!in(persistence, 0, 0.999999) || !in(persistence_spread, 0, 1) ||
-      !in(persistence_cold, 0, 0.999999) || !in(coactivation, 0, 1) ||
+      !in(persistence_cold, 0, 0.999999) || !in(coactivation, 0, 1) || !in(reuse_swing, 0, 1) ||
       !in(predictor_recall, 1e-9, 1) || !in(predicted_ratio, 0, 100) ||
       !in(gate_only_ratio, 0, 1) || !in(expert_persistence, 0, 1) ||
       !in(expert_popularity_skew, 0, 100) || !in(top80_share, 1e-6, 1) || coactivation_group < 1 ||
@@ -85,7 +85,8 @@ absl::Status GeneratorProfile::Validate(int layers) const {
     return absl::InvalidArgumentError(absl::StrCat(
         "generator profile '", name,
         "': persistence and persistence_cold must be in [0,1), persistence_spread, "
-        "coactivation, gate_only_ratio and expert_persistence in [0,1], predictor_recall in "
+        "coactivation, reuse_swing, gate_only_ratio and expert_persistence in [0,1], "
+        "predictor_recall in "
         "(0,1], top80_share in (0,1], predicted_ratio and expert_popularity_skew in [0,100], "
         "coactivation_group in [1, 65536]"));
   }

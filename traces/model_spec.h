@@ -49,6 +49,7 @@ struct GeneratorProfile {
   double gate_only_ratio = 0;
   double expert_persistence = 0;
   double expert_popularity_skew = 0;
+  double reuse_swing = 0;  // 0 = every token keeps alike
   std::string sources;
 
   absl::Status Validate(int layers) const;

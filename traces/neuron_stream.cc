@@ -9,6 +9,16 @@ namespace {
 
 void Set(std::vector<uint64_t>* bits, uint32_t i) { (*bits)[i >> 6] |= uint64_t{1} << (i & 63); }
 
+// How far a neuron's persistence moves up on a steady token and down on a
+// shifting one: the share it keeps on, e + rho (1 - e), moves by `swing` of
+// itself, as far as rho stays in [0, 1]. Symmetric, so the mean persistence
+// and the stationary probability e are the chain's without the swing.
+double ReuseSwing(double e, double rho, double swing) {
+  if (swing <= 0 || e >= 1) return 0;
+  const double keep = e + rho * (1 - e);
+  return std::min({swing * keep / (1 - e), rho, 1 - rho});
+}
+
 }  // namespace
 
 NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
@@ -21,9 +31,12 @@ NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
     CapPreservingMean(&envelope, 1.0);
   }
   ChainThresholds& t = thresholds_;
-  for (std::vector<int32_t>* v : {&t.stay_on, &t.turn_on, &t.in_keep, &t.out_fire, &t.gate_only}) {
-    v->assign(padded, 0);
+  const int regimes = p.reuse_swing > 0 ? 2 : 1;
+  for (int r = 0; r < regimes; ++r) {
+    t.stay_on[r].assign(padded, 0);
+    t.turn_on[r].assign(padded, 0);
   }
+  for (std::vector<int32_t>* v : {&t.in_keep, &t.out_fire, &t.gate_only}) v->assign(padded, 0);
   t.coactivation = ChainThreshold(p.coactivation);
   t.group_size = static_cast<uint32_t>(std::max(1, p.group_size));
   on_.assign(padded / 64, 0);
@@ -34,8 +47,12 @@ NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
     const double rho = std::clamp(p.persistence + (cold - p.persistence) * (1 - e) +
                                       p.persistence_spread * (2 * rng_.Uniform() - 1),
                                   0.0, 0.995);
-    t.stay_on[i] = ChainThreshold(e + rho * (1 - e));
-    t.turn_on[i] = ChainThreshold(e * (1 - rho));
+    const double swing = ReuseSwing(e, rho, p.reuse_swing);
+    for (int r = 0; r < regimes; ++r) {
+      const double rho_r = rho + (r == 0 ? swing : -swing);
+      t.stay_on[r][i] = ChainThreshold(e + rho_r * (1 - e));
+      t.turn_on[r][i] = ChainThreshold(e * (1 - rho_r));
+    }
     t.in_keep[i] = e > 0 ? ChainThreshold(q * recall / e) : 0;
     t.out_fire[i] = e < 1 ? ChainThreshold(q * (1 - recall) / (1 - e)) : 0;
     // Expected gate-only count per neuron is gate_only_ratio * q, drawn among the
@@ -48,14 +65,15 @@ NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
   next_ = on_;
 }
 
-void NeuronStream::Step(NeuronSet* out) {
+void NeuronStream::Step(NeuronSet* out, bool shifting) {
   // Five 32-bit keys from three 64-bit draws: this token's draws for every neuron.
   const uint64_t r0 = rng_.Next(), r1 = rng_.Next(), r2 = rng_.Next();
   const ChainKeys keys{.follow = static_cast<uint32_t>(r0),
                        .own = static_cast<uint32_t>(r0 >> 32),
                        .group = static_cast<uint32_t>(r1),
                        .set_a = static_cast<uint32_t>(r1 >> 32),
-                       .set_b = static_cast<uint32_t>(r2)};
+                       .set_b = static_cast<uint32_t>(r2),
+                       .shifting = shifting};
   // The sets as bitsets too, written in place: a planner reads them without
   // marking the ids again.
   NeuronBits& bits = out->bits;

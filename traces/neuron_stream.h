@@ -1,7 +1,8 @@
 // The activation process of one FFN neuron population (a dense layer, or one
 // expert of an MoE layer). Each neuron follows a two-state Markov chain whose
 // stationary probability is its "envelope" propensity (the predictor's view,
-// or the true propensity when there is no predictor) with lag-1 persistence rho;
+// or the true propensity when there is no predictor) with lag-1 persistence rho
+// (higher on a steady token, lower on a shifting one: `reuse_swing`);
 // each token a neuron takes its friend group's shared draw with probability c
 // (else its own), so friends co-fire. The true active set is drawn inside the
 // envelope so that each neuron's marginal is its true propensity and the
@@ -30,15 +31,19 @@ struct NeuronStreamParams {
   double predicted_ratio = 0;  // 0: no predictor sets
   double recall = 1;
   double gate_only_ratio = 0;  // 0: no gate-only sets
+  // Relative swing of the share of on neurons a token keeps: up on a steady
+  // token, down on a shifting one (the generator says which, for all layers at
+  // once); 0: every token alike.
+  double reuse_swing = 0;
 };
 
 class NeuronStream {
  public:
   NeuronStream(NeuronStreamParams params, uint64_t seed);
 
-  // Advances one token and writes the sets, as ids and as bitsets, into `out`
-  // (expert id untouched).
-  void Step(NeuronSet* out);
+  // Advances one token, a steady or a `shifting` one, and writes the sets, as
+  // ids and as bitsets, into `out` (expert id untouched).
+  void Step(NeuronSet* out, bool shifting = false);
 
  private:
   bool predictor_;

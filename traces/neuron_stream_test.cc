@@ -184,7 +184,8 @@ TEST(ChainStep, OnePassStepEqualsTheScalarReference) {
   Random rng(11);
   ChainThresholds t;
   const size_t n = 64 * 37;
-  for (std::vector<int32_t>* v : {&t.stay_on, &t.turn_on, &t.in_keep, &t.out_fire, &t.gate_only}) {
+  for (std::vector<int32_t>* v : {&t.stay_on[0], &t.turn_on[0], &t.stay_on[1], &t.turn_on[1],
+                                  &t.in_keep, &t.out_fire, &t.gate_only}) {
     v->resize(n);
     for (int32_t& x : *v) x = ChainThreshold(rng.Uniform());
   }
@@ -196,11 +197,13 @@ TEST(ChainStep, OnePassStepEqualsTheScalarReference) {
     t.coactivation = ChainThreshold(coactivation);
     for (uint32_t group : {1u, 2u, 3u, 4u, 8u, 16u, 64u, 128u}) {
       t.group_size = group;
+      // Steady and shifting tokens alternate with the group sizes.
       const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
                            .own = static_cast<uint32_t>(rng.Next()),
                            .group = static_cast<uint32_t>(rng.Next()),
                            .set_a = static_cast<uint32_t>(rng.Next()),
-                           .set_b = static_cast<uint32_t>(rng.Next())};
+                           .set_b = static_cast<uint32_t>(rng.Next()),
+                           .shifting = (group & 1) != 0};
       for (bool predictor : {false, true}) {
         for (bool gates : {false, true}) {
           const std::string where =
@@ -244,10 +247,11 @@ TEST(ChainStep, EveryNeuronTurnsOnAtItsProbability) {
   ChainThresholds t;
   const size_t n = 64 * 64;
   const double p[] = {0.001, 0.01, 0.1, 0.5, 0.9};
-  for (std::vector<int32_t>* v : {&t.stay_on, &t.turn_on, &t.in_keep, &t.out_fire, &t.gate_only}) {
+  for (std::vector<int32_t>* v :
+       {&t.stay_on[0], &t.turn_on[0], &t.in_keep, &t.out_fire, &t.gate_only}) {
     v->assign(n, 0);
   }
-  for (size_t i = 0; i < n; ++i) t.turn_on[i] = ChainThreshold(p[i % 5]);
+  for (size_t i = 0; i < n; ++i) t.turn_on[0][i] = ChainThreshold(p[i % 5]);
   Random rng(3);
   std::vector<uint64_t> off(n / 64, 0), next(n / 64);
   double fired[5] = {}, count[5] = {};

@@ -1,6 +1,7 @@
 #include "traces/trace_stats.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +15,8 @@ namespace sparseflash {
 namespace {
 
 constexpr int kRing = 64;
+
+double Ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0; }
 
 // Size of the intersection of two sorted id lists.
 uint64_t CountCommon(const std::vector<uint32_t>& a, const std::vector<uint32_t>& b) {
@@ -56,8 +59,11 @@ struct TraceStatsAccumulator::Layer {
   std::vector<uint32_t> keys;  // scratch: this token's window set as layer keys
 
   explicit Layer(uint32_t neurons)
-      : n(neurons), counts(neurons), last_active(neurons, kNever),
-        last_window(neurons, kNever), ring(kRing) {
+      : n(neurons),
+        counts(neurons),
+        last_active(neurons, kNever),
+        last_window(neurons, kNever),
+        ring(kRing) {
     for (double f : kStatsCacheFractions) {
       lru.push_back(std::make_unique<ArrayLru>(neurons, static_cast<uint64_t>(f * neurons)));
     }
@@ -83,13 +89,47 @@ TraceStatsAccumulator::TraceStatsAccumulator(const TraceHeader& header) : header
   global_accesses_.assign(global_lru_.size(), 0);
   expert_count_.assign(m.experts, 0);
   previous_experts_.resize(m.layers);
+  kept_now_.assign(m.layers, 0);
+  kept_sum_.assign(m.layers, 0);
+  kept_products_.assign(size_t{static_cast<size_t>(m.layers)} * m.layers, 0);
 }
 
 TraceStatsAccumulator::~TraceStatsAccumulator() = default;
 
 void TraceStatsAccumulator::Add(const TokenActivations& token) {
   for (const LayerActivations& layer : token.layers) AddLayer(layer, tokens_);
+  if (tokens_ > 0) AddKeptShares();
   ++tokens_;
+}
+
+void TraceStatsAccumulator::AddKeptShares() {
+  const size_t layers = kept_now_.size();
+  for (size_t a = 0; a < layers; ++a) {
+    kept_sum_[a] += kept_now_[a];
+    for (size_t b = a; b < layers; ++b)
+      kept_products_[a * layers + b] += kept_now_[a] * kept_now_[b];
+  }
+  ++kept_tokens_;
+}
+
+double TraceStatsAccumulator::KeptShareLayerCorrelation() const {
+  const size_t layers = kept_now_.size();
+  const double n = static_cast<double>(kept_tokens_);
+  if (layers < 2 || kept_tokens_ < 2) return 0;
+  auto covariance = [&](size_t a, size_t b) {
+    return kept_products_[a * layers + b] / n - kept_sum_[a] / n * (kept_sum_[b] / n);
+  };
+  double sum = 0;
+  int pairs = 0;
+  for (size_t a = 0; a < layers; ++a) {
+    for (size_t b = a + 1; b < layers; ++b) {
+      const double scale = std::sqrt(covariance(a, a) * covariance(b, b));
+      if (scale <= 0) continue;  // a layer whose share never moves
+      sum += covariance(a, b) / scale;
+      ++pairs;
+    }
+  }
+  return pairs > 0 ? sum / pairs : 0;
 }
 
 void TraceStatsAccumulator::AddLayer(const LayerActivations& la, uint64_t t) {
@@ -113,8 +153,7 @@ void TraceStatsAccumulator::AddLayer(const LayerActivations& la, uint64_t t) {
     }
     active += set.active.size();
     s.gate_only += set.gate_only.size();
-    const std::vector<uint32_t>& window_ids =
-        header_.has_predicted ? set.predicted : set.active;
+    const std::vector<uint32_t>& window_ids = header_.has_predicted ? set.predicted : set.active;
     for (uint32_t id : window_ids) L.keys.push_back(base + id);
     if (header_.has_predicted) {
       s.predicted += set.predicted.size();
@@ -132,6 +171,7 @@ void TraceStatsAccumulator::AddLayer(const LayerActivations& la, uint64_t t) {
     uint64_t uni = active + L.previous_active - inter;
     s.jaccard += uni > 0 ? static_cast<double>(inter) / uni : 1.0;
     ++s.jaccard_n;
+    kept_now_[la.layer] = Ratio(inter, L.previous_active);
   }
   L.previous_active = active;
 
@@ -192,8 +232,8 @@ void TraceStatsAccumulator::AddLayer(const LayerActivations& la, uint64_t t) {
 
 namespace {
 
-LayerStats Summarize(const Sums& s, const std::vector<double>& counts, uint64_t tokens,
-                     uint32_t n, const std::vector<double>& lru) {
+LayerStats Summarize(const Sums& s, const std::vector<double>& counts, uint64_t tokens, uint32_t n,
+                     const std::vector<double>& lru) {
   LayerStats out;
   const double t = std::max<uint64_t>(tokens, 1);
   out.active_ratio_mean = s.active / t;
@@ -210,12 +250,9 @@ LayerStats Summarize(const Sums& s, const std::vector<double>& counts, uint64_t 
   out.lru_hit_rate = lru;
   out.predicted_ratio_mean = s.predicted / (t * n);
   out.predictor_recall = s.active_total > 0 ? s.recalled / s.active_total : 0;
-  out.up_down_given_gate =
-      s.active_total > 0 ? s.active_total / (s.active_total + s.gate_only) : 0;
+  out.up_down_given_gate = s.active_total > 0 ? s.active_total / (s.active_total + s.gate_only) : 0;
   return out;
 }
-
-double Ratio(uint64_t a, uint64_t b) { return b ? static_cast<double>(a) / b : 0; }
 
 }  // namespace
 
@@ -259,11 +296,11 @@ TraceStats TraceStatsAccumulator::Finish() const {
     out.expert_persistence = Ratio(expert_kept_, expert_later_);
     out.active_ratio_in_chosen_experts = Ratio(chosen_active_, chosen_neurons_);
   }
+  out.kept_share_layer_correlation = KeptShareLayerCorrelation();
   return out;
 }
 
 }  // namespace sparseflash
-
 
 namespace sparseflash {
 

@@ -1,10 +1,10 @@
 // Statistics of an activation trace, so a user can check a trace before trusting
 // a sweep: active ratio, hot-neuron skew, consecutive-token similarity, neurons
 // new to a sliding window and the window's size, LRU hit rates, predictor
-// quality and MoE expert use. Fed one token at a time (memory is O(neurons), not
-// O(tokens)). Window and cache figures use the predicted sets when the trace has
-// them (that is what a window or cache holds) and the active sets otherwise.
-// Not thread-safe.
+// quality, MoE expert use and how the layers' reuse moves together. Fed one
+// token at a time (memory is O(neurons + layers^2), not O(tokens)). Window and cache figures use
+// the predicted sets when the trace has them (that is what a window or cache holds) and the active
+// sets otherwise. Not thread-safe.
 #pragma once
 
 #include <map>
@@ -45,6 +45,10 @@ struct TraceStats {
   std::vector<double> expert_share;  // MoE: share of selections per expert
   double expert_persistence = 0;     // MoE: share of chosen experts kept from the token before
   double active_ratio_in_chosen_experts = 0;  // MoE
+  // How much a token's reuse is shared by the layers: the correlation, across
+  // tokens, of two layers' shares of active neurons kept from the token
+  // before, averaged over pairs of layers (0 with fewer than two layers).
+  double kept_share_layer_correlation = 0;
 
   nlohmann::json ToJson() const;
   std::string ToText() const;
@@ -60,6 +64,8 @@ class TraceStatsAccumulator {
  private:
   struct Layer;
   void AddLayer(const LayerActivations& layer, uint64_t t);
+  void AddKeptShares();
+  double KeptShareLayerCorrelation() const;
 
   TraceHeader header_;
   uint64_t tokens_ = 0;
@@ -71,6 +77,12 @@ class TraceStatsAccumulator {
   uint64_t expert_kept_ = 0, expert_chosen_ = 0, expert_later_ = 0;
   std::vector<std::vector<uint32_t>> previous_experts_;
   uint64_t chosen_neurons_ = 0, chosen_active_ = 0;
+  // Each layer's share of active neurons kept this token (from the second
+  // token), and the running sums of the shares, of their squares and of their
+  // products by pair of layers ([a * layers + b]).
+  std::vector<double> kept_now_;
+  std::vector<double> kept_sum_, kept_products_;
+  uint64_t kept_tokens_ = 0;
   std::vector<uint32_t> scratch_experts_;  // reused by AddLayer
   std::vector<uint64_t> scratch_ages_;
 };

@@ -51,6 +51,7 @@ nlohmann::json TraceStats::ToJson() const {
     lj["layer"] = l;
     j["layers"].push_back(lj);
   }
+  j["kept_share_layer_correlation"] = kept_share_layer_correlation;
   if (!expert_share.empty()) {
     j["expert_share"] = expert_share;
     j["expert_persistence"] = expert_persistence;
@@ -63,9 +64,9 @@ std::string TraceStats::ToText() const {
   std::string out = absl::StrFormat(
       "trace of %s: %d tokens, %d layers x %d neurons%s\n", header.model.name, tokens,
       header.model.layers, header.model.d_ffn,
-      header.model.experts > 1 ? absl::StrFormat(" x %d experts (top-%d)", header.model.experts,
-                                                 header.model.top_k)
-                               : "");
+      header.model.experts > 1
+          ? absl::StrFormat(" x %d experts (top-%d)", header.model.experts, header.model.top_k)
+          : "");
   absl::StrAppendFormat(&out,
                         "window and cache figures use the %s sets, after %d warm-up tokens\n\n",
                         window_set, warmup_tokens);
@@ -74,7 +75,8 @@ std::string TraceStats::ToText() const {
                   "new@16% win@4%  lru10% lru25% lru50%\n");
   auto row = [&](const std::string& name, const LayerStats& s) {
     absl::StrAppendFormat(
-        &out, "%-6s %6.2f %6.2f %6.2f %6.1f %6.1f %7.3f %6.2f %7.2f %7.2f %6.1f %6.1f %6.1f %6.1f\n",
+        &out,
+        "%-6s %6.2f %6.2f %6.2f %6.1f %6.1f %7.3f %6.2f %7.2f %7.2f %6.1f %6.1f %6.1f %6.1f\n",
         name, 100 * s.active_ratio_mean, 100 * s.active_ratio_min, 100 * s.active_ratio_max,
         100 * s.share_neurons_for_50pct, 100 * s.share_neurons_for_80pct, s.jaccard_consecutive,
         100 * s.new_per_token[0], 100 * s.new_per_token[3], 100 * s.new_per_token[15],
@@ -87,8 +89,13 @@ std::string TraceStats::ToText() const {
                   "\n(all: means over layers; min/max = lowest and highest layer mean; LRU over "
                   "the whole FFN)\n");
   absl::StrAppendFormat(&out, "new neurons per token by window k (%% of FFN):");
-  for (int k : kStatsWindows) absl::StrAppendFormat(&out, "  k=%d %.2f", k, 100 * overall.new_per_token[k - 1]);
+  for (int k : kStatsWindows)
+    absl::StrAppendFormat(&out, "  k=%d %.2f", k, 100 * overall.new_per_token[k - 1]);
   absl::StrAppend(&out, "\n");
+  absl::StrAppendFormat(&out,
+                        "layers keeping alike: correlation of their shares of neurons kept, "
+                        "across tokens, %.3f (mean over pairs of layers)\n",
+                        kept_share_layer_correlation);
   if (header.has_predicted) {
     absl::StrAppendFormat(&out, "predicted set %.2f%% of FFN, recall %.3f\n",
                           100 * overall.predicted_ratio_mean, overall.predictor_recall);
