@@ -63,6 +63,26 @@ TEST(TraceStats, PredictorRecallAndRatio) {
   EXPECT_EQ(s.window_set, "predicted");
 }
 
+// Three layers of 8 neurons over 5 tokens. From the token before, layer 0 keeps
+// 4/4, 1/4, 4/4, 2/4; layer 1 keeps 2/2, 1/2, 2/2, 1/2 (the same ups and downs);
+// layer 2 keeps 1/4, 4/4, 1/4, 3/4 (the other way).
+TEST(TraceStats, KeptShareCorrelationAcrossLayers) {
+  TraceHeader h = testing::TinyHeader(3, 8);
+  h.tokens = 5;
+  TraceStatsAccumulator acc(h);
+  acc.Add(DenseToken(0, {{0, 1, 2, 3}, {0, 1}, {0, 1, 2, 3}}));
+  acc.Add(DenseToken(1, {{0, 1, 2, 3}, {0, 1}, {0, 4, 5, 6}}));
+  acc.Add(DenseToken(2, {{0, 4, 5, 6}, {0, 2}, {0, 4, 5, 6}}));
+  acc.Add(DenseToken(3, {{0, 4, 5, 6}, {0, 2}, {0, 1, 2, 3}}));
+  acc.Add(DenseToken(4, {{0, 4, 1, 2}, {0, 3}, {0, 1, 2, 7}}));
+  // Kept shares a = (1, .25, 1, .5), b = (1, .5, 1, .5), c = (.25, 1, .25, .75):
+  // corr(a, b) = 0.96225, corr(a, c) = -1, corr(b, c) = -0.96225; their mean -1/3.
+  EXPECT_NEAR(acc.Finish().kept_share_layer_correlation, -1.0 / 3, 1e-9);
+  EXPECT_TRUE(acc.Finish().ToJson().contains("kept_share_layer_correlation"));
+  // One layer has no pair to correlate.
+  EXPECT_EQ(HandStats().kept_share_layer_correlation, 0);
+}
+
 TEST(TraceStats, JsonHasDocumentedKeys) {
   nlohmann::json j = HandStats().ToJson();
   for (const char* key : {"active_ratio_mean", "share_neurons_for_80pct", "jaccard_consecutive"}) {
