@@ -106,8 +106,9 @@ void TraceStatsAccumulator::AddKeptShares() {
   const size_t layers = kept_now_.size();
   for (size_t a = 0; a < layers; ++a) {
     kept_sum_[a] += kept_now_[a];
-    for (size_t b = a; b < layers; ++b)
+    for (size_t b = a; b < layers; ++b) {
       kept_products_[a * layers + b] += kept_now_[a] * kept_now_[b];
+    }
   }
   ++kept_tokens_;
 }
@@ -123,9 +124,10 @@ double TraceStatsAccumulator::KeptShareLayerCorrelation() const {
   int pairs = 0;
   for (size_t a = 0; a < layers; ++a) {
     for (size_t b = a + 1; b < layers; ++b) {
-      const double scale = std::sqrt(covariance(a, a) * covariance(b, b));
-      if (scale <= 0) continue;  // a layer whose share never moves
-      sum += covariance(a, b) / scale;
+      const double var_a = covariance(a, a), var_b = covariance(b, b);
+      // A layer whose share never moves (its variance zero up to rounding).
+      if (!(var_a > 1e-12 && var_b > 1e-12)) continue;
+      sum += covariance(a, b) / std::sqrt(var_a * var_b);
       ++pairs;
     }
   }
