@@ -47,6 +47,7 @@ class Sources {
     const std::string source = ProfileSource(c_.profile);
     if (source == "generator") {
       if (c_.trace_path.empty() && c_.generated) return c_.generated->GeneratorProfile(c_.model);
+      if (absl::Status s = CheckGeneratorKnowsTheTrace(); !s.ok()) return s;
       return std::make_shared<const ActivationProfile>(ActivationProfile::OfGenerator(c_.model));
     }
     absl::StatusOr<std::unique_ptr<TokenSource>> tokens =
@@ -72,6 +73,24 @@ class Sources {
   }
 
  private:
+  // The generator profile ranks the neurons the model's generator makes hot: a
+  // recorded or imported trace's hot neurons are others, and a profile of them
+  // would make a hot region of neurons picked at random.
+  absl::Status CheckGeneratorKnowsTheTrace() const {
+    if (c_.trace_path.empty()) return absl::OkStatus();
+    absl::StatusOr<std::unique_ptr<TokenSource>> run = OpenTraceSource(c_.trace_path);
+    if (!run.ok()) return run.status();
+    const TraceHeader& h = (*run)->header();
+    if (GeneratedFor(h, c_.model)) return absl::OkStatus();
+    const std::string tool = h.provenance.tool.empty() ? "an unnamed tool" : h.provenance.tool;
+    return absl::InvalidArgumentError(absl::StrCat(
+        c_.trace_path, ": a trace of '", h.model.name, "' made by ", tool,
+        ", not by the generator of '", c_.model.name,
+        "', so the generator's hot neurons are not its own. Give its offline profile: "
+        "--profile FILE (a trace of the same model on other text), or --profile oracle (this "
+        "trace's own tokens: an upper bound)"));
+  }
+
   const RunSetupConfig& c_;
 };
 

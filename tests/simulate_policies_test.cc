@@ -18,14 +18,18 @@ namespace {
 // LFU and SIEVE coincide on recorded traces too, not only on generated ones
 // (the mechanism: NeuronCache.LfuAndSieveCoincideWhenATokensMissesOutgrowTheRoomLeft):
 // on the TinyStories recordings every budget gives them the same hits, while
-// LRU's differ.
+// LRU's differ. The hot neurons come from the other recording.
 TEST(Simulate, LfuAndSieveCoincideOnTheRecordedTinyStoriesTraces) {
   const ModelSpec model = *LoadModel("tinystories-relu-260k");
   const std::string trace = testing::TempPath("tinystories_golden.trace");
-  ASSERT_TRUE(
-      ImportTextTrace(testing::RepoData("tinystories-relu-260k/golden/greedy_from_bos.trace.txt"),
-                      ShapeOf(model), {}, trace, {.overwrite = true})
-          .ok());
+  const std::string profile = testing::TempPath("tinystories_golden_profile.trace");
+  for (const auto& [name, path] :
+       {std::pair{"greedy_from_bos", trace}, std::pair{"greedy_prompt_big_dog", profile}}) {
+    ASSERT_TRUE(ImportTextTrace(testing::RepoData(std::string("tinystories-relu-260k/golden/") +
+                                                  name + ".trace.txt"),
+                                ShapeOf(model), {}, path, {.overwrite = true})
+                    .ok());
+  }
   bool lru_differs = false;
   for (double share : {0.2, 0.3, 0.5}) {
     std::map<std::string, double> hits;
@@ -35,6 +39,7 @@ TEST(Simulate, LfuAndSieveCoincideOnTheRecordedTinyStoriesTraces) {
       c.model = model;
       c.strategy = "powerinfer2";
       c.trace_path = trace;
+      c.profile = profile;
       c.tokens = 64;
       c.ffn_resident = share;
       c.policy = policy;

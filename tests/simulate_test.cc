@@ -16,6 +16,8 @@
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
 #include "traces/test_util.h"
+#include "traces/trace_reader.h"
+#include "traces/trace_writer.h"
 
 namespace sparseflash {
 namespace {
@@ -312,6 +314,30 @@ TEST(Simulate, TheOfflineProfileDoesNotSeeTheEvaluatedTokens) {
     hit[profile] = Summarize(r->record).hit_rate;
   }
   EXPECT_GT(hit["oracle"], hit["generator"] + 0.02) << "the run's own tokens as its profile";
+  // The generator's hot neurons are not those of a trace it did not make (a
+  // recording of the real model): such a trace needs a profile named for it.
+  const std::string recorded = TempPath("profile_recorded.trace");
+  {
+    absl::StatusOr<std::unique_ptr<TraceReader>> in = TraceReader::Open(trace);
+    ASSERT_TRUE(in.ok()) << in.status();
+    TraceHeader header = (*in)->header();
+    header.provenance.tool = "sparseflash trace import";
+    absl::StatusOr<std::unique_ptr<TraceWriter>> out = TraceWriter::Create(recorded, header);
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_TRUE(ForEachToken(**in, [&](const TokenActivations& t) {
+                  ASSERT_TRUE((*out)->Append(t).ok());
+                }).ok());
+    ASSERT_TRUE((*out)->Finish().ok());
+  }
+  SimulationConfig unprofiled = Config("powerinfer2", "turbosparse-mixtral-47b");
+  unprofiled.trace_path = recorded;
+  unprofiled.tokens = 24;
+  absl::StatusOr<SimulationResult> refused = Simulate(unprofiled);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find(recorded), std::string::npos) << refused.status();
+  EXPECT_NE(refused.status().message().find("--profile"), std::string::npos);
+  unprofiled.profile = trace;  // another trace of the model: accepted
+  EXPECT_TRUE(Simulate(unprofiled).ok());
   SimulationConfig bad = Config("powerinfer2");
   bad.profile = TempPath("no_such_profile.trace");
   absl::StatusOr<SimulationResult> r = Simulate(bad);

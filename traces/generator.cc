@@ -73,7 +73,7 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
   header_.has_gate_only = model.ffn_type == FfnType::kGated && g.gate_only_ratio > 0;
   header_.provenance.generator = g.name;
   header_.provenance.seed = options.seed;
-  header_.provenance.tool = "sparseflash trace gen";
+  header_.provenance.tool = kGeneratorTool;
   header_.provenance.parameters = {{"persistence", absl::StrCat(g.persistence)},
                                    {"persistence_spread", absl::StrCat(g.persistence_spread)},
                                    {"persistence_cold", absl::StrCat(g.persistence_cold)},
@@ -109,6 +109,10 @@ void TraceGenerator::MakeLayerStreams(int l) {
 }
 
 uint64_t ModelIdentitySeed(const std::string& name) { return StableHash64(name); }
+
+bool GeneratedFor(const TraceHeader& header, const ModelSpec& model) {
+  return header.provenance.tool == kGeneratorTool && header.model.name == model.name;
+}
 
 NeuronStreamParams TraceGenerator::StreamParams(const std::vector<double>& by_rank,
                                                 uint64_t identity) const {

@@ -63,6 +63,13 @@ class TraceGenerator {
 // The seed of a model's fixed properties (which neurons and experts are hot).
 uint64_t ModelIdentitySeed(const std::string& name);
 
+// The tool a generated trace's provenance names.
+inline constexpr char kGeneratorTool[] = "sparseflash trace gen";
+
+// True when `header` is of a trace this generator made for `model`: only then
+// does the model's generator profile know which of the trace's neurons are hot.
+bool GeneratedFor(const TraceHeader& header, const ModelSpec& model);
+
 // Each neuron's long-run activation probability per token under `model`'s
 // generator profile, indexed (layer * experts + expert) * d_ffn + neuron: what
 // an offline profile over very many tokens converges to. Needs no generator,
