@@ -83,10 +83,19 @@ class Sources {
     const TraceHeader& h = (*run)->header();
     if (GeneratedFor(h, c_.model)) return absl::OkStatus();
     const std::string tool = h.provenance.tool.empty() ? "an unnamed tool" : h.provenance.tool;
+    const std::string what =
+        h.provenance.tool == kGeneratorTool && h.model.name == c_.model.name
+            ? absl::StrCat("a trace of '", h.model.name, "' generated with another profile (",
+                           kHotNeuronsParameter, " ",
+                           h.provenance.parameters.at(kHotNeuronsParameter), " in the file, ",
+                           HotNeuronFingerprint(c_.model),
+                           " for the model: e.g. trace gen "
+                           "--profile), not by the model's own generator")
+            : absl::StrCat("a trace of '", h.model.name, "' made by ", tool,
+                           ", not by the generator of '", c_.model.name, "'");
     return absl::InvalidArgumentError(absl::StrCat(
-        c_.trace_path, ": a trace of '", h.model.name, "' made by ", tool,
-        ", not by the generator of '", c_.model.name,
-        "', so the generator's hot neurons are not its own. Give its offline profile: "
+        c_.trace_path, ": ", what,
+        ", so the generator's hot neurons are not its own. Give its offline profile: "
         "--profile FILE (a trace of the same model on other text), or --profile oracle (this "
         "trace's own tokens: an upper bound)"));
   }

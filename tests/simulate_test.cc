@@ -338,6 +338,22 @@ TEST(Simulate, TheOfflineProfileDoesNotSeeTheEvaluatedTokens) {
   EXPECT_NE(refused.status().message().find("--profile"), std::string::npos);
   unprofiled.profile = trace;  // another trace of the model: accepted
   EXPECT_TRUE(Simulate(unprofiled).ok());
+  // Nor are they those of a trace the generator made with another model's
+  // profile (trace gen --profile): the model's generator would rank neurons
+  // that profile did not make hot.
+  ModelSpec borrowed = *LoadModel("bamboo-7b");
+  borrowed.generator = LoadModel("turbosparse-mistral-7b")->generator;
+  const std::string other = TempPath("profile_other.trace");
+  ASSERT_TRUE(WriteGeneratedTrace(borrowed, {.seed = 7, .tokens = 4}, other).ok());
+  SimulationConfig mixed = Config("powerinfer2");
+  mixed.trace_path = other;
+  mixed.tokens = 4;
+  refused = Simulate(mixed);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("another profile"), std::string::npos)
+      << refused.status();
+  mixed.profile = "oracle";
+  EXPECT_TRUE(Simulate(mixed).ok());
   SimulationConfig bad = Config("powerinfer2");
   bad.profile = TempPath("no_such_profile.trace");
   absl::StatusOr<SimulationResult> r = Simulate(bad);

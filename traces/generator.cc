@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "common/hash.h"
 #include "traces/read_ahead_generator.h"
 #include "traces/skew.h"
@@ -83,7 +84,8 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
                                    {"gate_only_ratio", absl::StrCat(g.gate_only_ratio)},
                                    {"expert_persistence", absl::StrCat(g.expert_persistence)},
                                    {"reuse_swing", absl::StrCat(g.reuse_swing)},
-                                   {"sources", g.sources}};
+                                   {"sources", g.sources},
+                                   {kHotNeuronsParameter, HotNeuronFingerprint(model)}};
 }
 
 void TraceGenerator::MakeStreams() {
@@ -110,8 +112,30 @@ void TraceGenerator::MakeLayerStreams(int l) {
 
 uint64_t ModelIdentitySeed(const std::string& name) { return StableHash64(name); }
 
+std::string HotNeuronFingerprint(const ModelSpec& model) {
+  const GeneratorProfile& g = model.generator;
+  // Every number in full (%.17g reads back exactly), each field tagged, so no
+  // two different inputs print alike.
+  std::string text = absl::StrFormat(
+      "name=%s;layers=%d;d_ffn=%d;experts=%d;top_k=%d;top80=%.17g;experts_skew=%.17g", model.name,
+      model.layers, model.d_ffn, model.experts, model.top_k, g.top80_share,
+      g.expert_popularity_skew);
+  absl::StrAppend(&text, ";ratios=");
+  for (double r : g.layer_active_ratio) absl::StrAppendFormat(&text, "%.17g,", r);
+  absl::StrAppend(&text, ";skew=");
+  for (const std::vector<SkewAnchor>& layer : g.layer_skew) {
+    for (const SkewAnchor& a : layer) {
+      absl::StrAppendFormat(&text, "%.17g:%.17g,", a.neuron_fraction, a.activation_share);
+    }
+    absl::StrAppend(&text, "/");
+  }
+  return absl::StrFormat("%016x", StableHash64(text));
+}
+
 bool GeneratedFor(const TraceHeader& header, const ModelSpec& model) {
-  return header.provenance.tool == kGeneratorTool && header.model.name == model.name;
+  if (header.provenance.tool != kGeneratorTool || header.model.name != model.name) return false;
+  auto it = header.provenance.parameters.find(kHotNeuronsParameter);
+  return it == header.provenance.parameters.end() || it->second == HotNeuronFingerprint(model);
 }
 
 NeuronStreamParams TraceGenerator::StreamParams(const std::vector<double>& by_rank,

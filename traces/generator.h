@@ -66,8 +66,22 @@ uint64_t ModelIdentitySeed(const std::string& name);
 // The tool a generated trace's provenance names.
 inline constexpr char kGeneratorTool[] = "sparseflash trace gen";
 
-// True when `header` is of a trace this generator made for `model`: only then
-// does the model's generator profile know which of the trace's neurons are hot.
+// The provenance parameter of a generated trace that names its hot neurons.
+inline constexpr char kHotNeuronsParameter[] = "hot_neurons";
+
+// A fingerprint (16 hex digits) of what decides which neurons `model`'s
+// generator makes hot, and how hot (ExpectedActivity): the model's name and
+// shape, the per-layer active ratios and skew, the experts' popularity. The
+// token-to-token dynamics (persistence, co-activation, reuse swing, predictor)
+// do not enter it. Built from the parsed numbers, not from computed floats, so
+// it is the same on every machine.
+std::string HotNeuronFingerprint(const ModelSpec& model);
+
+// True when `header` is of a trace this generator made for `model` with the
+// model's own hot neurons (the fingerprint in its provenance, where it has
+// one: traces written before it was recorded are taken by their model name):
+// only then does the model's generator profile know which of the trace's
+// neurons are hot.
 bool GeneratedFor(const TraceHeader& header, const ModelSpec& model);
 
 // Each neuron's long-run activation probability per token under `model`'s

@@ -81,5 +81,43 @@ TEST(TraceGenerator, ATokensReuseSwingsInEveryLayerAtOnce) {
   EXPECT_NEAR(swinging.overall.active_ratio_mean / alike.overall.active_ratio_mean, 1.0, 0.02);
 }
 
+// A generated trace names the inputs that decide its hot neurons, so a run
+// knows whether the model's generator profile ranks them: a trace made with
+// another model's profile, other active ratios or another skew is not the
+// model's; one made with other dynamics (persistence, reuse swing,
+// co-activation, predictor) has the same hot neurons and still is.
+TEST(TraceGenerator, ATraceNamesTheInputsOfItsHotNeurons) {
+  const ModelSpec model = Narrow("bamboo-7b", 1024);
+  auto header_of = [](const ModelSpec& m) { return TraceGenerator(m, {.tokens = 1}).header(); };
+  const std::vector<float> activity = ExpectedActivity(model);
+  EXPECT_TRUE(GeneratedFor(header_of(model), model));
+
+  ModelSpec dynamics = model;
+  dynamics.generator.persistence = 0.3;
+  dynamics.generator.reuse_swing = 0.5;
+  dynamics.generator.coactivation = 0.4;
+  dynamics.generator.predicted_ratio = 2;
+  EXPECT_EQ(ExpectedActivity(dynamics), activity);
+  EXPECT_EQ(HotNeuronFingerprint(dynamics), HotNeuronFingerprint(model));
+  EXPECT_TRUE(GeneratedFor(header_of(dynamics), model));
+
+  ModelSpec ratios = model, skew = model, other = model;
+  ratios.generator.layer_active_ratio[3] *= 1.1;
+  skew.generator.layer_skew.clear();  // the power law of top80_share instead of the anchors
+  skew.generator.top80_share = 0.3;
+  other.generator = Narrow("turbosparse-mistral-7b", 1024).generator;
+  for (const ModelSpec* m : {&ratios, &skew, &other}) {
+    EXPECT_NE(ExpectedActivity(*m), activity);
+    EXPECT_NE(HotNeuronFingerprint(*m), HotNeuronFingerprint(model));
+    EXPECT_FALSE(GeneratedFor(header_of(*m), model));
+  }
+  // A trace written before the fingerprint was recorded goes by its model name.
+  TraceHeader older = header_of(other);
+  older.provenance.parameters.erase(kHotNeuronsParameter);
+  EXPECT_TRUE(GeneratedFor(older, model));
+  older.provenance.tool = "sparseflash trace import";
+  EXPECT_FALSE(GeneratedFor(older, model));
+}
+
 }  // namespace
 }  // namespace sparseflash
