@@ -195,15 +195,20 @@ Table MeasuredTable(const ReportData& d) {
 
 Table ValidationTable(const ReportData& d) {
   Table t{.title = "Validation: published figures against the simulator (sparseflash validate)",
-          .left_columns = 4};
-  t.header = {"entry",     "source",    "metric",    "tolerance (%)",
-              "published", "simulated", "error (%)", "within"};
+          .left_columns = 4,
+          .notes_column = true};
+  t.header = {"entry",         "source",    "metric",
+              "tolerance (%)", "published", "simulated",
+              "error (%)",     "within",    "why outside (the catalog's known_miss)"};
   std::map<std::string, std::vector<double>> by_group;
   for (const ValidationRow& v : d.validation) {
     const bool within = std::fabs(v.error) <= v.tolerance;
     t.rows.push_back({Text(v.entry), Text(absl::StrCat(v.source, " ", v.tag)), Text(v.metric),
                       Fixed(100 * v.tolerance, 0), Num(v.published), Num(v.simulated),
-                      Fixed(100 * v.error, 1), Text(within ? "yes" : "no")});
+                      Fixed(100 * v.error, 1), Text(within ? "yes" : "no"),
+                      Text(within                 ? ""
+                           : v.known_miss.empty() ? "no reason recorded"
+                                                  : v.known_miss)});
     by_group[v.group].push_back(std::fabs(v.error));
     by_group["all"].push_back(std::fabs(v.error));
   }
@@ -213,7 +218,7 @@ Table ValidationTable(const ReportData& d) {
     const double median = n % 2 ? errors[n / 2] : (errors[n / 2 - 1] + errors[n / 2]) / 2;
     t.rows.push_back({Text(absl::StrCat("group ", group, ": median |error|, max")), Text(""),
                       Text(""), Text(""), Text(""), Text(""), Fixed(100 * median, 1),
-                      Text(absl::StrFormat("max %.1f %%", 100 * errors.back()))});
+                      Text(absl::StrFormat("max %.1f %%", 100 * errors.back())), Text("")});
   }
   return t;
 }
@@ -256,16 +261,15 @@ Table RunsTable(const ReportData& d) {
 std::string TableHtml(const Table& t) {
   std::string h = absl::StrCat("<table><caption>", EscapeXml(t.title), "</caption>\n<tr>");
   for (size_t i = 0; i < t.header.size(); ++i) {
-    absl::StrAppend(&h, "<th", static_cast<int>(i) < t.left_columns ? " class=\"l\"" : "", ">",
-                    EscapeXml(t.header[i]), "</th>");
+    absl::StrAppend(&h, "<th", t.AlignedLeft(i) ? " class=\"l\"" : "", ">", EscapeXml(t.header[i]),
+                    "</th>");
   }
   h += "</tr>\n";
   for (const auto& row : t.rows) {
     h += "<tr>";
     for (size_t i = 0; i < row.size(); ++i) {
-      absl::StrAppend(&h, "<td",
-                      static_cast<int>(i) < t.left_columns && !row[i].numeric ? " class=\"l\"" : "",
-                      ">", EscapeXml(row[i].text), "</td>");
+      absl::StrAppend(&h, "<td", t.AlignedLeft(i) && !row[i].numeric ? " class=\"l\"" : "", ">",
+                      EscapeXml(row[i].text), "</td>");
     }
     h += "</tr>\n";
   }
@@ -275,7 +279,7 @@ std::string TableHtml(const Table& t) {
 std::string TableMarkdown(const Table& t) {
   std::string m = absl::StrCat("| ", absl::StrJoin(t.header, " | "), " |\n|");
   for (size_t i = 0; i < t.header.size(); ++i) {
-    m += static_cast<int>(i) < t.left_columns ? "---|" : "---:|";
+    m += t.AlignedLeft(i) ? "---|" : "---:|";
   }
   m += "\n";
   for (const auto& row : t.rows) {

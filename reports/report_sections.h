@@ -19,7 +19,12 @@ struct Table {
   std::string title;
   std::vector<std::string> header;
   std::vector<std::vector<TableCell>> rows;
-  int left_columns = 1;  // leading text columns, aligned left
+  int left_columns = 1;       // leading text columns, aligned left
+  bool notes_column = false;  // the last column is free text, aligned left too
+
+  bool AlignedLeft(size_t column) const {
+    return static_cast<int>(column) < left_columns || (notes_column && column + 1 == header.size());
+  }
 };
 
 // Tokens/s of each strategy (columns) at each budget (rows) of a study.

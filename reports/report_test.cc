@@ -304,6 +304,7 @@ TEST(Report, ValidationResultsGetTheirSectionAndTable) {
                                    .source = "Paper T1",
                                    .tag = "[v1]",
                                    .metric = "tokens/s",
+                                   .known_miss = "an input nobody published",
                                    .published = 4,
                                    .simulated = 2,
                                    .error = -0.5,
@@ -320,6 +321,9 @@ TEST(Report, ValidationResultsGetTheirSectionAndTable) {
   ASSERT_EQ(t.rows.size(), 4u);  // two entries, group a, all
   EXPECT_EQ(t.rows[0][7].text, "yes");
   EXPECT_EQ(t.rows[1][7].text, "no");
+  EXPECT_EQ(t.rows[0][8].text, "");  // within: nothing to explain
+  EXPECT_EQ(t.rows[1][8].text, "an input nobody published");
+  EXPECT_NE(html.find("an input nobody published"), std::string::npos);
   EXPECT_DOUBLE_EQ(t.rows[2][6].value, 35);  // median of 20 % and 50 %
   EXPECT_NE(RenderMarkdown(*d).find("## Validation against published results"), std::string::npos);
 }

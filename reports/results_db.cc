@@ -77,6 +77,10 @@ CREATE TABLE validation (
   version TEXT NOT NULL, created_at TEXT NOT NULL
 );
 )sql",
+    // v4: why a validation result is outside its tolerance (the catalog's known_miss).
+    R"sql(
+ALTER TABLE validation ADD COLUMN known_miss TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 constexpr char kColumns[] =

@@ -52,6 +52,7 @@ struct RunRow {
 // One entry of a validation run: a published figure against the simulator's.
 struct ValidationRow {
   std::string entry, group, source, tag, metric, detail;
+  std::string known_miss;  // why the result is outside its tolerance, as the catalog says
   double published = 0, simulated = 0, error = 0, tolerance = 0;
   int64_t run_id = 0;               // the simulated run behind it (0 for trace statistics)
   std::string version, created_at;  // set when read back (written: this build, now)
@@ -59,7 +60,7 @@ struct ValidationRow {
 
 class ResultsDb {
  public:
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Opens or creates `path` for writing, migrating older schemas. An existing
   // file that is not a sparseflash results database is refused untouched.

@@ -182,6 +182,7 @@ TEST(ResultsDb, ValidationResultsReplaceEarlierOnesOfTheSameEntry) {
   v.simulated = 95, v.error = -0.05;
   ASSERT_TRUE((*db)->PutValidation(v).ok());
   v.entry = "b-y";
+  v.known_miss = "an input nobody published";
   ASSERT_TRUE((*db)->PutValidation(v).ok());
   auto rows = (*db)->ReadValidation();
   ASSERT_TRUE(rows.ok()) << rows.status();
@@ -191,6 +192,36 @@ TEST(ResultsDb, ValidationResultsReplaceEarlierOnesOfTheSameEntry) {
   EXPECT_DOUBLE_EQ(a.error, -0.05);
   EXPECT_EQ(a.source, "Paper, Table 1");
   EXPECT_EQ(a.version, SparseflashVersion());
+  EXPECT_EQ(a.known_miss, "");
+  const ValidationRow& b = (*rows)[0].entry == "b-y" ? (*rows)[0] : (*rows)[1];
+  EXPECT_EQ(b.known_miss, "an input nobody published");
+}
+
+// A version-3 database (validation results without their reasons) is migrated
+// in place; its results stay, with no reason recorded.
+TEST(ResultsDb, VersionThreeValidationResultsAreMigrated) {
+  const std::string path = FreshDbPath("v3.db");
+  {
+    auto db = ResultsDb::Open(path);
+    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_TRUE((*db)->PutValidation({.entry = "a-x", .published = 1, .simulated = 2}).ok());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(raw, "ALTER TABLE validation DROP COLUMN known_miss; PRAGMA user_version = 3;",
+                   nullptr, nullptr, nullptr),
+      SQLITE_OK)
+      << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  auto db = ResultsDb::Open(path);
+  ASSERT_TRUE(db.ok()) << db.status();
+  EXPECT_EQ((*db)->schema_version(), ResultsDb::kSchemaVersion);
+  auto rows = (*db)->ReadValidation();
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_DOUBLE_EQ((*rows)[0].simulated, 2);
+  EXPECT_EQ((*rows)[0].known_miss, "");
 }
 
 TEST(ResultsDb, VersionOneDatabaseIsMigrated) {

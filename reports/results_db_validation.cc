@@ -1,4 +1,4 @@
-// The validation table of the results database (schema v3).
+// The validation table of the results database (schema v3; known_miss since v4).
 #include <sqlite3.h>
 
 #include <ctime>
@@ -26,7 +26,8 @@ std::string Text(sqlite3_stmt* st, int i) {
 absl::Status ResultsDb::PutValidation(const ValidationRow& v) {
   static constexpr char kSql[] =
       "INSERT OR REPLACE INTO validation (entry, grp, source, tag, metric, published, simulated, "
-      "error, tolerance, detail, run_id, version, created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)";
+      "error, tolerance, detail, run_id, version, created_at, known_miss) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
   return InTransaction([&]() -> absl::Status {
     sqlite3_stmt* st = nullptr;
     if (sqlite3_prepare_v2(db_, kSql, -1, &st, nullptr) != SQLITE_OK) {
@@ -48,6 +49,7 @@ absl::Status ResultsDb::PutValidation(const ValidationRow& v) {
     const std::string version = SparseflashVersion(), now = NowUtc();
     sqlite3_bind_text(st, ++i, version.c_str(), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, ++i, now.c_str(), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, ++i, v.known_miss.c_str(), -1, SQLITE_TRANSIENT);
     const int rc = sqlite3_step(st);
     sqlite3_finalize(st);
     return rc == SQLITE_DONE ? absl::OkStatus() : Error("insert validation result");
@@ -57,7 +59,7 @@ absl::Status ResultsDb::PutValidation(const ValidationRow& v) {
 absl::StatusOr<std::vector<ValidationRow>> ResultsDb::ReadValidation() {
   static constexpr char kSql[] =
       "SELECT entry, grp, source, tag, metric, published, simulated, error, tolerance, detail, "
-      "run_id, version, created_at FROM validation ORDER BY rowid";
+      "run_id, version, created_at, known_miss FROM validation ORDER BY rowid";
   sqlite3_stmt* st = nullptr;
   if (sqlite3_prepare_v2(db_, kSql, -1, &st, nullptr) != SQLITE_OK) {
     return Error("prepare validation read");
@@ -71,6 +73,7 @@ absl::StatusOr<std::vector<ValidationRow>> ResultsDb::ReadValidation() {
                     .tag = Text(st, 3),
                     .metric = Text(st, 4),
                     .detail = Text(st, 9),
+                    .known_miss = Text(st, 13),
                     .published = sqlite3_column_double(st, 5),
                     .simulated = sqlite3_column_double(st, 6),
                     .error = sqlite3_column_double(st, 7),

@@ -52,6 +52,14 @@ void PrintTable(const std::vector<ValidationResult>& results) {
   const ErrorSummary s = Summarize(all);
   absl::PrintF("%-8s %8d %8d %9.1f%% %9.1f%%\n", "all", s.entries, s.within, 100 * s.median,
                100 * s.max);
+  bool header = false;
+  for (const ValidationResult& r : results) {
+    const std::string why = r.Explanation();
+    if (why.empty() || !r.status.ok()) continue;  // a failure printed its own reason
+    if (!header) absl::PrintF("\noutside the tolerance, and why:\n");
+    header = true;
+    absl::PrintF("  %-32s %s\n", r.entry->id, why);
+  }
 }
 
 nlohmann::ordered_json ToJson(const std::vector<ValidationResult>& results) {
@@ -70,6 +78,7 @@ nlohmann::ordered_json ToJson(const std::vector<ValidationResult>& results) {
       j["error"] = r.error;
       j["within_tolerance"] = r.within();
       j["detail"] = r.detail;
+      if (const std::string why = r.Explanation(); !why.empty()) j["explanation"] = why;
     } else {
       j["failed"] = std::string(r.status.message());
     }

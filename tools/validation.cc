@@ -75,6 +75,7 @@ absl::StatusOr<ValidationCase> ToCase(const ValidationEntry& e, const std::strin
   v.source = e.source();
   v.tag = e.tag();
   v.note = e.note();
+  v.known_miss = e.known_miss();
   v.file = file;
   v.metric = static_cast<ValidationMetric>(e.metric());
   v.published = e.published();
@@ -247,6 +248,12 @@ bool ValidationResult::within() const {
   return status.ok() && std::fabs(error) <= entry->tolerance;
 }
 
+std::string ValidationResult::Explanation() const {
+  const std::string& known = entry->known_miss;
+  if (within()) return known.empty() ? "" : "agrees now, though the catalog names a known miss";
+  return known.empty() ? "no reason recorded (known_miss is empty)" : known;
+}
+
 absl::StatusOr<std::vector<ValidationCase>> LoadValidationCatalog(
     const std::vector<std::string>& extra_files) {
   std::vector<ValidationCase> out;
@@ -311,6 +318,7 @@ absl::Status StoreValidation(const std::string& db_path,
                                              .tag = e.tag,
                                              .metric = MetricName(e.metric),
                                              .detail = r.detail,
+                                             .known_miss = e.known_miss,
                                              .published = e.published,
                                              .simulated = r.simulated,
                                              .error = r.error,
@@ -382,6 +390,15 @@ std::string ValidationMarkdown(const std::vector<ValidationResult>& results) {
   };
   for (const auto& [group, rs] : by_group) row(group, rs);
   row("all", all);
+  std::string why;
+  for (const ValidationResult& r : results) {
+    const std::string explanation = r.Explanation();
+    if (explanation.empty()) continue;
+    const std::string error = r.status.ok() ? absl::StrFormat("%+.1f %%", 100 * r.error) : "failed";
+    absl::StrAppendFormat(&why, "- `%s` (%s): %s\n", r.entry->id, error, explanation);
+  }
+  if (!why.empty())
+    md += "\nOutside the tolerance, and why (the catalog's `known_miss`):\n\n" + why;
   return md;
 }
 

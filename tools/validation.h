@@ -34,6 +34,7 @@ const char* MetricName(ValidationMetric metric);
 
 struct ValidationCase {
   std::string id, group, source, tag, note, file;
+  std::string known_miss;  // why the simulation is outside the tolerance; empty: it agrees
   ValidationMetric metric = ValidationMetric::kDecodeTokensPerS;
   double published = 0;
   double tolerance = 0.25;
@@ -55,6 +56,9 @@ struct ValidationResult {
   std::string detail;   // the quantities behind the figure
   RunRow run;           // the simulated run (empty for trace metrics)
   bool within() const;  // |error| <= the entry's tolerance
+  // What the tables say of a result outside its tolerance (or of a known miss
+  // that agrees now); empty for a result that agrees as expected.
+  std::string Explanation() const;
 };
 
 struct ValidationOptions {
@@ -82,7 +86,8 @@ std::string FormatMetricValue(ValidationMetric metric, double value);
 
 // The results as Markdown: one row per entry (source, metric, published,
 // simulated, error, within), then median and largest |error| per group and
-// overall. docs/dev-targets.md holds this text as `validate --markdown` prints it.
+// overall, then each entry outside its tolerance with its known_miss.
+// docs/dev-targets.md holds this text as `validate --markdown` prints it.
 std::string ValidationMarkdown(const std::vector<ValidationResult>& results);
 
 }  // namespace sparseflash::cli
