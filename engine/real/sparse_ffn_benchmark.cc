@@ -6,6 +6,9 @@
 // head). BM_BundleRead reads the same bundles (prefetching as the kernel does) and
 // only sums them: the DRAM read bandwidth one core gets on this access
 // pattern, the kernel's ceiling.
+// BM_DramRead sums 512 MiB of weight memory in order on one core, as `device
+// calibrate` measures the DRAM read: the denominator of the kernel's targets
+// (a share of the DRAM read bandwidth per core), in the same run.
 // arena_mib 4096 adds the page walks of scattered reads over gigabytes of
 // weights. path 0 is what SparseFfn picks on this CPU, 1 the portable Highway path;
 // contiguous 1 takes consecutive bundles (a dense matrix's rows), 0 random ones
@@ -234,6 +237,25 @@ BENCHMARK(BM_BundleRead)
     ->ArgNames({"bits", "huge"})
     ->ArgsProduct({{4, 8}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
+
+void BM_DramRead(benchmark::State& state) {
+  constexpr int64_t kBytes = int64_t{512} << 20;
+  WeightMemory memory = AllocateWeightMemory(kBytes);
+  if (!memory) {
+    state.SkipWithError("cannot allocate 512 MiB of weight memory");
+    return;
+  }
+  const size_t count = static_cast<size_t>(kBytes / 8);
+  uint64_t* words = reinterpret_cast<uint64_t*>(memory.get());
+  for (size_t i = 0; i < count; ++i) words[i] = i;
+  for (auto _ : state) {
+    uint64_t sum = 0;
+    for (size_t i = 0; i < count; ++i) sum += words[i];
+    benchmark::DoNotOptimize(sum);
+  }
+  state.SetBytesProcessed(state.iterations() * kBytes);
+}
+BENCHMARK(BM_DramRead)->Unit(benchmark::kMillisecond);
 
 // A layer's active bundles split over two threads that wait for each other at
 // the layer's end (join 1), as a real run computes a layer, against the same
