@@ -88,21 +88,26 @@ void SimFlashDevice::Reschedule() {
   // reads beside them half its rate alone, not all of it.
   const double slots = std::min<double>(total_weight, std::max(1, command_queue_depth_));
   slots_offered_ = slots;
-  auto same_class = [&](size_t i, size_t j) {
-    return active_[i].read.request_bytes == active_[j].read.request_bytes &&
-           active_[i].read.sequential == active_[j].read.sequential;
-  };
-  double bytes_per_s = 0, reads_per_s = 0;
-  bool mixed = false;
-  for (size_t i = 0; i < active_.size(); ++i) {
-    double class_weight = 0;
-    for (size_t j = 0; j < active_.size(); ++j) {
-      if (same_class(i, j)) {
-        class_weight += weight[j];
-      } else {
-        mixed = true;
-      }
+  // A class's weight sums its batches' in batch order (a handful of classes).
+  std::vector<ReadClass>& classes = class_scratch_;
+  std::vector<uint32_t>& class_of = class_of_scratch_;
+  classes.clear();
+  class_of.resize(active_.size());
+  for (size_t j = 0; j < active_.size(); ++j) {
+    const FlashRead& r = active_[j].read;
+    uint32_t k = 0;
+    while (k < classes.size() &&
+           (classes[k].request_bytes != r.request_bytes || classes[k].sequential != r.sequential)) {
+      ++k;
     }
+    if (k == classes.size()) classes.push_back({r.request_bytes, r.sequential, 0});
+    classes[k].weight += weight[j];
+    class_of[j] = k;
+  }
+  const bool mixed = classes.size() > 1;
+  double bytes_per_s = 0, reads_per_s = 0;
+  for (size_t i = 0; i < active_.size(); ++i) {
+    const double class_weight = classes[class_of[i]].weight;
     const int depth = std::max(1, static_cast<int>(slots * class_weight / total_weight));
     Batch& b = active_[i];
     if (depth != b.depth) {  // the curve is looked up again only when its depth moved

@@ -82,6 +82,14 @@ class SimFlashDevice : public FlashDevice {
   CompletionSink* sink_ = nullptr;
   std::vector<Batch> active_;
   std::vector<double> weight_scratch_;
+  // Reschedule's classes of reads (request size and order) and each batch's class.
+  struct ReadClass {
+    int64_t request_bytes;
+    bool sequential;
+    double weight;  // the reads in flight the class's batches hold
+  };
+  std::vector<ReadClass> class_scratch_;
+  std::vector<uint32_t> class_of_scratch_;
   Nanos last_update_;
   uint64_t generation_ = 0;
   int64_t bytes_read_ = 0;
