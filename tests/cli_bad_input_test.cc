@@ -403,6 +403,30 @@ TEST_F(CliBadInput, ReplayAnnouncesTheWeightReadOnlyAfterItsChecks) {
   EXPECT_NE(ran.err.find(announce), std::string::npos) << ran.err;
 }
 
+// A trace generated with another model's profile says so in its provenance,
+// and a run refuses to rank its hot neurons by the model's own generator.
+TEST_F(CliBadInput, ATraceOfABorrowedProfileIsNamedAndNeedsItsOwnOfflineProfile) {
+  const testing::CliOutcome made = testing::RunCli(
+      Expand("trace gen --model bamboo-7b --profile turbosparse-mistral-7b --tokens 2 --out "
+             "{d}/borrowed.trace --force"),
+      dir_);
+  ASSERT_EQ(made.code, 0) << made.err;
+  EXPECT_NE(made.err.find("profile drelu of turbosparse-mistral-7b"), std::string::npos)
+      << made.err;
+  const testing::CliOutcome refused = testing::RunCli(
+      Expand("simulate --device oneplus12 --model bamboo-7b --trace {d}/borrowed.trace "
+             "--ffn-resident 0.5 --tokens 2"),
+      dir_);
+  EXPECT_GE(refused.code, 1) << refused.err;
+  EXPECT_NE(refused.err.find("borrowed.trace"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("another profile"), std::string::npos) << refused.err;
+  const testing::CliOutcome stats = testing::Shell(
+      testing::CliCommandLine(absl::StrCat("trace stats ", dir_, "/borrowed.trace")));
+  ASSERT_EQ(stats.code, 0);
+  EXPECT_NE(stats.out.find("generator profile drelu of turbosparse-mistral-7b"), std::string::npos)
+      << stats.out;
+}
+
 TEST_F(CliBadInput, EveryCaseFailsCleanlyNamesTheCulpritAndKeepsGoodFiles) {
   int checked = 0;
   for (const Case& c : Cases()) {

@@ -43,6 +43,8 @@ absl::Status ApplyProfile(const GenArgs& a, ModelSpec* model) {
                                                      "' has ", model->layers));
     }
     model->generator = other->generator;
+    // The trace's provenance says whose profile it is (profiles share names).
+    model->generator.name = absl::StrCat(other->generator.name, " of ", other->name);
   }
   GeneratorProfile& g = model->generator;
   if (a.persistence >= 0) g.persistence = a.persistence;

@@ -36,12 +36,41 @@ nlohmann::json LayerJson(const LayerStats& s, bool predicted, bool gated) {
   return j;
 }
 
+// Who made the trace and from what: a user checks a trace's origin before
+// trusting its figures (a recording, or which generator profile and seed).
+std::string ProvenanceLine(const TraceProvenance& p) {
+  std::string line = absl::StrCat("made by ", p.tool.empty() ? "an unnamed tool" : p.tool);
+  if (!p.generator.empty()) {
+    absl::StrAppendFormat(&line, ": generator profile %s, seed %d", p.generator, p.seed);
+    if (auto it = p.parameters.find("hot_neurons"); it != p.parameters.end()) {
+      absl::StrAppend(&line, ", hot_neurons ", it->second);
+    }
+  }
+  if (!p.recorded_from.empty()) absl::StrAppend(&line, "; recorded from ", p.recorded_from);
+  if (!p.inputs.empty()) absl::StrAppend(&line, " (inputs: ", p.inputs, ")");
+  return line;
+}
+
+nlohmann::json ProvenanceJson(const TraceProvenance& p) {
+  nlohmann::json j;
+  j["tool"] = p.tool;
+  if (!p.generator.empty()) {
+    j["generator"] = p.generator;
+    j["seed"] = p.seed;
+  }
+  if (!p.recorded_from.empty()) j["recorded_from"] = p.recorded_from;
+  if (!p.inputs.empty()) j["inputs"] = p.inputs;
+  if (!p.parameters.empty()) j["parameters"] = p.parameters;
+  return j;
+}
+
 }  // namespace
 
 nlohmann::json TraceStats::ToJson() const {
   const bool gated = header.has_gate_only;
   nlohmann::json j = LayerJson(overall, header.has_predicted, gated);
   j["model"] = header.model.name;
+  j["provenance"] = ProvenanceJson(header.provenance);
   j["tokens"] = tokens;
   j["window_set"] = window_set;
   j["window_warmup_tokens"] = warmup_tokens;
@@ -67,6 +96,7 @@ std::string TraceStats::ToText() const {
       header.model.experts > 1
           ? absl::StrFormat(" x %d experts (top-%d)", header.model.experts, header.model.top_k)
           : "");
+  absl::StrAppend(&out, ProvenanceLine(header.provenance), "\n");
   absl::StrAppendFormat(&out,
                         "window and cache figures use the %s sets, after %d warm-up tokens\n\n",
                         window_set, warmup_tokens);

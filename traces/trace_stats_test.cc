@@ -97,5 +97,35 @@ TEST(TraceStats, JsonHasDocumentedKeys) {
   EXPECT_DOUBLE_EQ(j["layers"][0]["active_ratio_mean"].get<double>(), 0.4375);
 }
 
+// The statistics say where the trace came from: the generator's profile, seed
+// and hot-neuron fingerprint, or what it was recorded from.
+TEST(TraceStats, NameTheTracesProvenance) {
+  TraceHeader h = testing::TinyHeader(1, 4);
+  h.tokens = 1;
+  h.provenance = {.generator = "drelu",
+                  .parameters = {{"hot_neurons", "0123456789abcdef"}},
+                  .seed = 7,
+                  .tool = "sparseflash trace gen"};
+  TraceStatsAccumulator generated(h);
+  generated.Add(DenseToken(0, {{0, 1}}));
+  const TraceStats g = generated.Finish();
+  EXPECT_NE(g.ToText().find("made by sparseflash trace gen: generator profile drelu, seed 7, "
+                            "hot_neurons 0123456789abcdef"),
+            std::string::npos)
+      << g.ToText();
+  EXPECT_EQ(g.ToJson()["provenance"]["seed"], 7);
+  EXPECT_EQ(g.ToJson()["provenance"]["parameters"]["hot_neurons"], "0123456789abcdef");
+  h.provenance = {
+      .recorded_from = "model.bin", .inputs = "a prompt", .tool = "sparseflash trace record"};
+  TraceStatsAccumulator recorded(h);
+  recorded.Add(DenseToken(0, {{0, 1}}));
+  const TraceStats r = recorded.Finish();
+  EXPECT_NE(r.ToText().find("made by sparseflash trace record; recorded from model.bin (inputs: a "
+                            "prompt)"),
+            std::string::npos)
+      << r.ToText();
+  EXPECT_FALSE(r.ToJson()["provenance"].contains("generator"));
+}
+
 }  // namespace
 }  // namespace sparseflash
