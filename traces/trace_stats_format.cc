@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "traces/generator.h"
 #include "traces/trace_stats.h"
 
 namespace sparseflash {
@@ -42,7 +43,7 @@ std::string ProvenanceLine(const TraceProvenance& p) {
   std::string line = absl::StrCat("made by ", p.tool.empty() ? "an unnamed tool" : p.tool);
   if (!p.generator.empty()) {
     absl::StrAppendFormat(&line, ": generator profile %s, seed %d", p.generator, p.seed);
-    if (auto it = p.parameters.find("hot_neurons"); it != p.parameters.end()) {
+    if (auto it = p.parameters.find(kHotNeuronsParameter); it != p.parameters.end()) {
       absl::StrAppend(&line, ", hot_neurons ", it->second);
     }
   }

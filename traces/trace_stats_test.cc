@@ -100,26 +100,26 @@ TEST(TraceStats, JsonHasDocumentedKeys) {
 // The statistics say where the trace came from: the generator's profile, seed
 // and hot-neuron fingerprint, or what it was recorded from.
 TEST(TraceStats, NameTheTracesProvenance) {
-  TraceHeader h = testing::TinyHeader(1, 4);
-  h.tokens = 1;
-  h.provenance = {.generator = "drelu",
-                  .parameters = {{"hot_neurons", "0123456789abcdef"}},
-                  .seed = 7,
-                  .tool = "sparseflash trace gen"};
-  TraceStatsAccumulator generated(h);
-  generated.Add(DenseToken(0, {{0, 1}}));
-  const TraceStats g = generated.Finish();
+  auto stats_of = [](const TraceProvenance& provenance) {
+    TraceHeader h = testing::TinyHeader(1, 4);
+    h.tokens = 1;
+    h.provenance = provenance;
+    TraceStatsAccumulator acc(h);
+    acc.Add(DenseToken(0, {{0, 1}}));
+    return acc.Finish();
+  };
+  const TraceStats g = stats_of({.generator = "drelu",
+                                 .parameters = {{"hot_neurons", "0123456789abcdef"}},
+                                 .seed = 7,
+                                 .tool = "sparseflash trace gen"});
   EXPECT_NE(g.ToText().find("made by sparseflash trace gen: generator profile drelu, seed 7, "
                             "hot_neurons 0123456789abcdef"),
             std::string::npos)
       << g.ToText();
   EXPECT_EQ(g.ToJson()["provenance"]["seed"], 7);
   EXPECT_EQ(g.ToJson()["provenance"]["parameters"]["hot_neurons"], "0123456789abcdef");
-  h.provenance = {
-      .recorded_from = "model.bin", .inputs = "a prompt", .tool = "sparseflash trace record"};
-  TraceStatsAccumulator recorded(h);
-  recorded.Add(DenseToken(0, {{0, 1}}));
-  const TraceStats r = recorded.Finish();
+  const TraceStats r = stats_of(
+      {.recorded_from = "model.bin", .inputs = "a prompt", .tool = "sparseflash trace record"});
   EXPECT_NE(r.ToText().find("made by sparseflash trace record; recorded from model.bin (inputs: a "
                             "prompt)"),
             std::string::npos)
