@@ -1,12 +1,15 @@
 // Software prefetch of a sparse FFN's bundles, shared by every kernel path and
 // the kernel's benchmark. The active neurons' bundles lie at random places in
 // DRAM, so the hardware prefetcher only finds each one after its first lines
-// have missed. About 64 KiB of bundles are kept in flight, asked into L2, not
-// L1: the window is larger than an L1 data cache (32 KiB on the AMD EPYC it was
-// measured on), so lines asked into L1 pushed out the lines in use and each
-// other. On that VM, asking into L2 instead made the int4 sparse kernel 1.4-1.6x
-// and the dense GEMV 1.6-2.2x faster from DRAM (sparse_ffn_benchmark and
-// `device calibrate`, alternated with the L1 build).
+// have missed. About 14 KiB of bundles are kept in flight (two INT4 bundles of
+// a 4096-wide layer, one INT8), a dense GEMV's rows 64 KiB; both asked into L2,
+// not L1: lines asked into L1 pushed out the lines in use and each other. On an
+// AMD EPYC VM (32 KiB L1 data cache), asking into L2 made the int4 sparse kernel
+// 1.4-1.6x and the dense GEMV 1.6-2.2x faster from DRAM (sparse_ffn_benchmark
+// and `device calibrate`, alternated with the L1 build), and the bundles' 14 KiB
+// window instead of 64 KiB made the sparse kernel from DRAM 12 % (INT4 g32) and
+// 8 % (INT8 g64) faster (BM_SparseFfn, ten repetitions in random interleaving;
+// windows of 7 to 128 KiB swept: 14 KiB was the best of both).
 // The prefetch is an asm statement: GCC 12 deletes loops of
 // __builtin_prefetch whose addresses it loads (seen at -O2 and in the kernel's
 // own build), leaving the kernel with no prefetch at all.
@@ -83,7 +86,7 @@ struct BundleAhead {
 
 class BundlePrefetcher {
  public:
-  static constexpr int64_t kWindowBytes = 64 << 10;
+  static constexpr int64_t kWindowBytes = 14 << 10;
 
   BundlePrefetcher(const uint8_t* const* bundles, int count, int64_t bundle_bytes)
       : bundles_(bundles),
@@ -146,11 +149,13 @@ class BundlePrefetcher {
 // rows of INT4 g16 (2.2x slower than g32 from DRAM, equal in cache).
 class RowPrefetcher {
  public:
+  static constexpr int64_t kWindowBytes = 64 << 10;
+
   RowPrefetcher(const uint8_t* base, int64_t rows, int64_t row_bytes)
       : base_(base),
         rows_(rows),
         row_bytes_(row_bytes),
-        distance_(std::max<int64_t>(1, BundlePrefetcher::kWindowBytes / row_bytes)) {}
+        distance_(std::max<int64_t>(1, kWindowBytes / row_bytes)) {}
 
   // Call before row r's work: asks for row r + distance, and the window at r == 0.
   void Before(int64_t r) const {

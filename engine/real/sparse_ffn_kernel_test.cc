@@ -170,10 +170,11 @@ INSTANTIATE_TEST_SUITE_P(Formats, KernelMatchesScalar,
                                            Case{4, 128, true}, Case{8, 16, true},
                                            Case{8, 32, false}, Case{8, 128, true}));
 
-TEST(BundlePrefetcher, KeepsAbout64KiBOfBundlesInFlightAndStaysInsideTheList) {
+TEST(BundlePrefetcher, KeepsAbout14KiBOfBundlesInFlightAndStaysInsideTheList) {
   const FfnKernelShape mistral{.d_model = 4096, .group = 32, .bits = 4, .gated = true};
-  EXPECT_EQ(BundlePrefetcher(nullptr, 0, mistral.bundle_bytes()).distance(),
-            (64 << 10) / mistral.bundle_bytes());
+  EXPECT_EQ(BundlePrefetcher(nullptr, 0, mistral.bundle_bytes()).distance(), 2);  // 6,912 B each
+  const FfnKernelShape int8{.d_model = 4096, .group = 64, .bits = 8, .gated = true};
+  EXPECT_EQ(BundlePrefetcher(nullptr, 0, int8.bundle_bytes()).distance(), 1);
   EXPECT_EQ(BundlePrefetcher(nullptr, 0, 1 << 20).distance(), 1);  // one bundle past the window
   // Fewer bundles than the window: asks only for those in the list (ASan
   // reports a read past the heap-allocated list).
@@ -206,8 +207,8 @@ TEST(PacedLines, SpreadsARowsLinesOverTheStepsAndAsksForEachOnce) {
 TEST(BundlePrefetcher, SplitsTheBundleAheadAtItsFirstRow) {
   std::vector<uint8_t> arena(4 * 1024);
   const uint8_t* list[4] = {&arena[0], &arena[1024], &arena[2048], &arena[3072]};
-  const BundlePrefetcher prefetch(list, 4, 1024);  // 64 KiB window: every bundle is ahead
-  ASSERT_EQ(prefetch.distance(), 64);
+  const BundlePrefetcher prefetch(list, 4, 1024);  // 14 KiB window: every bundle is ahead
+  ASSERT_EQ(prefetch.distance(), 14);
   EXPECT_EQ(prefetch.AheadSplit(0, 256).first, nullptr);  // past the list's end
 
   const BundlePrefetcher wide(list, 4, 64 << 10);  // one bundle a window; nothing is read
