@@ -21,6 +21,13 @@ def main():
     a = ap.parse_args()
     sys.path.insert(0, a.gguf_py)
     import numpy as np
+    try:
+        import sentencepiece  # noqa: F401 (gguf-py imports it for vocabularies)
+    except ImportError:
+        # A file of random weights has no vocabulary to read: an empty stand-in
+        # lets gguf-py load where python3-sentencepiece is not installed.
+        import types
+        sys.modules["sentencepiece"] = types.SimpleNamespace(SentencePieceProcessor=None)
     import gguf
 
     rng = np.random.default_rng(a.seed)
