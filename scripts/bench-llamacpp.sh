@@ -15,9 +15,12 @@
 # Each limit runs in its own memory cgroup (v1 or v2; needs root) whose limit
 # is the memory the process may use; the page cache is dropped before each
 # run, so every run starts cold. llama.cpp maps the file: the kernel pages it
-# in and out under the limit, which is the behaviour being measured.
+# in and out under the limit, which is the behaviour being measured. Build it
+# with -DGGML_CPU_AARCH64=OFF for the limited runs: by default x86 builds with
+# AVX-512 repack Q4_0 weights into anonymous memory at load, which a limit
+# below the file cannot page out (a half-file limit was OOM-killed).
 set -euo pipefail
-usage() { sed -n 2,17p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n 2,21p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 [ $# -ge 2 ] || usage
 bench=$1 gguf=$2
 shift 2
