@@ -96,6 +96,20 @@ uint32_t* StoreLanes(DU du, VU index, hn::Mask<DI> set, uint32_t* out) {
   return out + hn::CountTrue(du, m);
 }
 
+// How far ahead, in 64-neuron words, the threshold arrays are fetched. A
+// population's arrays are read once a token (from DRAM for an MoE model, whose
+// routed experts change from token to token) in short runs the hardware
+// prefetcher does not follow far enough.
+constexpr size_t kPrefetchWords = 8;
+
+// Asks for the 64 thresholds from `neuron` of one or two arrays.
+void PrefetchWord(const int32_t* a, const int32_t* b, size_t neuron) {
+  for (size_t k = 0; k < 64; k += 16) {
+    __builtin_prefetch(a + neuron + k);
+    if (b != nullptr) __builtin_prefetch(b + neuron + k);
+  }
+}
+
 // The next on bits, the sets and their ids of one step (StepToken), a vector
 // of neurons at a time, word by word.
 StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
@@ -127,6 +141,12 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
   StepCounts counts;
   for (size_t w = 0; w < t.words(); ++w) {
     const uint32_t word_base = static_cast<uint32_t>(w * 64);
+    if (w + kPrefetchWords < t.words()) {
+      const size_t ahead = word_base + kPrefetchWords * 64;
+      PrefetchWord(stay_on, turn_on, ahead);
+      if (predictor) PrefetchWord(t.in_keep.data(), t.out_fire.data(), ahead);
+      if (gates) PrefetchWord(t.gate_only.data(), nullptr, ahead);
+    }
     const VI group_draws =
         follow && word_groups
             ? DrawV(du, hn::Add(hn::Set(du, word_base >> shift), iota), keys.group)
