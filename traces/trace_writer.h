@@ -20,7 +20,7 @@ struct ZSTD_CCtx_s;
 namespace sparseflash {
 
 struct TraceWriterOptions {
-  int zstd_level = 3;  // zstd compression level (1 fastest .. 19 smallest)
+  int zstd_level = 1;  // zstd compression level (1 fastest .. 19 smallest)
   bool overwrite = true;  // replace an existing file at Finish()
   bool sync = true;       // fsync before the file is moved into place
 };
