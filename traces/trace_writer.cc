@@ -56,8 +56,11 @@ void ToRecord(const TokenActivations& token, proto::TokenRecord* record) {
 
 TraceWriter::TraceWriter(std::unique_ptr<AtomicFile> file, TraceHeader header,
                          TraceWriterOptions options)
-    : path_(file->path()), file_(std::move(file)), header_(std::move(header)),
-      options_(options), cctx_(ZSTD_createCCtx()) {
+    : path_(file->path()),
+      file_(std::move(file)),
+      header_(std::move(header)),
+      options_(options),
+      cctx_(ZSTD_createCCtx()) {
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, options_.zstd_level);
   ZSTD_CCtx_setParameter(cctx_, ZSTD_c_checksumFlag, 1);
 }
@@ -114,8 +117,12 @@ absl::Status TraceWriter::Append(const TokenActivations& token) {
         path_, ": token ", token.token, " appended where token ", tokens_, " was expected"));
   }
   ToRecord(token, &record_);
-  AppendVarint32(static_cast<uint32_t>(record_.ByteSizeLong()), &raw_);
-  record_.AppendToString(&raw_);
+  // The sizes once: AppendToString would compute every packed field's size again.
+  const size_t size = record_.ByteSizeLong();
+  AppendVarint32(static_cast<uint32_t>(size), &raw_);
+  const size_t at = raw_.size();
+  raw_.resize(at + size);
+  record_.SerializeWithCachedSizesToArray(reinterpret_cast<uint8_t*>(&raw_[at]));
   ++tokens_;
   if (raw_.size() >= trace_format::kTargetFrameBytes) return FlushFrame();
   return absl::OkStatus();
@@ -131,10 +138,9 @@ absl::Status TraceWriter::CheckLayers(const TokenActivations& token) const {
   for (size_t l = 0; l < token.layers.size(); ++l) {
     const LayerActivations& layer = token.layers[l];
     if (layer.layer != l || static_cast<int>(layer.experts.size()) > m.top_k) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path_, ": token ", token.token, ", layer ", layer.layer, " at position ",
-                       l, " with ", layer.experts.size(), " experts (want layer ", l,
-                       " and at most ", m.top_k, ")"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          path_, ": token ", token.token, ", layer ", layer.layer, " at position ", l, " with ",
+          layer.experts.size(), " experts (want layer ", l, " and at most ", m.top_k, ")"));
     }
   }
   return absl::OkStatus();
@@ -143,8 +149,8 @@ absl::Status TraceWriter::CheckLayers(const TokenActivations& token) const {
 absl::Status TraceWriter::FlushFrame() {
   if (raw_.empty()) return absl::OkStatus();
   compressed_.resize(ZSTD_compressBound(raw_.size()));
-  size_t n = ZSTD_compress2(cctx_, compressed_.data(), compressed_.size(), raw_.data(),
-                            raw_.size());
+  size_t n =
+      ZSTD_compress2(cctx_, compressed_.data(), compressed_.size(), raw_.data(), raw_.size());
   if (ZSTD_isError(n)) {
     return absl::InternalError(absl::StrCat(path_, ": zstd: ", ZSTD_getErrorName(n)));
   }
