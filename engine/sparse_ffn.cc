@@ -8,19 +8,19 @@ void MarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits) {
   if (ids.empty()) return;
   const size_t size = (static_cast<size_t>(ids.back()) >> 6) + 1;  // ids are sorted
   if (bits->size() < size) bits->resize(size, 0);
-  // A word's bits gather in a register: ids are sorted, so they come word by word.
+  // A word's bits gather in a register and are stored after every id, without
+  // a branch on where a word ends (ids are sorted, so they come word by word,
+  // and a word's bits are clear before its first id).
   uint64_t* words = bits->data();
-  size_t word = ids.front() >> 6;
+  uint32_t word = ids.front() >> 6;
   uint64_t gathered = 0;
   for (uint32_t id : ids) {
-    if ((id >> 6) != word) {
-      words[word] |= gathered;
-      word = id >> 6;
-      gathered = 0;
-    }
-    gathered |= uint64_t{1} << (id & 63);
+    const uint32_t w = id >> 6;
+    const uint64_t same_word = uint64_t{0} - static_cast<uint64_t>(w == word);  // all ones or 0
+    gathered = (gathered & same_word) | (uint64_t{1} << (id & 63));
+    words[w] = gathered;
+    word = w;
   }
-  words[word] |= gathered;
 }
 
 void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits) {

@@ -23,6 +23,29 @@ std::vector<uint32_t> Draw(Random& rng, uint32_t n, double p) {
 void SetBit(std::vector<uint64_t>* bits, uint64_t k) { (*bits)[k >> 6] |= uint64_t{1} << (k & 63); }
 bool Bit(const std::vector<uint64_t>& bits, uint64_t k) { return (bits[k >> 6] >> (k & 63)) & 1; }
 
+// Sorted ids of every density, runs of one word and ids far apart: MarkIds
+// sets exactly their bits in a clear bitset (growing it to the last id's word)
+// and UnmarkIds clears them again.
+TEST(MarkIds, SetsExactlyTheIdsBitsAndUnmarkClearsThem) {
+  Random rng(5);
+  std::vector<uint64_t> scratch;
+  for (double p : {0.002, 0.05, 0.3, 0.9, 1.0}) {
+    for (int round = 0; round < 20; ++round) {
+      const uint32_t n = 1 + static_cast<uint32_t>(rng.Below(1000));
+      const std::vector<uint32_t> ids = Draw(rng, n, p);
+      MarkIds(ids, &scratch);
+      std::vector<uint64_t> want(scratch.size());
+      for (uint32_t id : ids) SetBit(&want, id);
+      ASSERT_EQ(scratch, want) << "p " << p << ", " << ids.size() << " ids";
+      if (!ids.empty()) {
+        EXPECT_GE(scratch.size() * 64, uint64_t{ids.back()} + 1);
+      }
+      UnmarkIds(ids, &scratch);
+      ASSERT_EQ(scratch, std::vector<uint64_t>(scratch.size(), 0));
+    }
+  }
+}
+
 TEST(ClassifyWithPinned, MatchesThePerNeuronClassification) {
   Random rng(3);
   // 100 neurons per slot (not a multiple of 64: slots start mid-word), 4 slots.
