@@ -102,7 +102,8 @@ uint32_t* StoreLanes(DU du, VU index, hn::Mask<DI> set, uint32_t* out) {
 // prefetcher does not follow far enough.
 constexpr size_t kPrefetchWords = 8;
 
-// Asks for the 64 thresholds from `neuron` of one or two arrays.
+// Asks for the 64 thresholds from `neuron` of one or two arrays, a 64-byte
+// cache line (16 thresholds) at a time.
 void PrefetchWord(const int32_t* a, const int32_t* b, size_t neuron) {
   for (size_t k = 0; k < 64; k += 16) {
     __builtin_prefetch(a + neuron + k);
