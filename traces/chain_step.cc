@@ -38,6 +38,35 @@ inline bool Bit(const uint64_t* bits, size_t i) { return (bits[i >> 6] >> (i & 6
 constexpr size_t kMaxLanes = 16;
 static_assert(kChainIdSlack >= kMaxLanes);
 
+// How far ahead, in 64-neuron words, the threshold arrays are fetched. A
+// population's arrays are read once a token (from DRAM for an MoE model, whose
+// routed experts change from token to token) in short runs the hardware
+// prefetcher does not follow far enough.
+constexpr size_t kPrefetchWords = 8;
+
+// Asks for the cache line at p. GCC deletes a loop whose only statements are
+// prefetches (it takes such a loop for finite and without effect); the empty
+// asm, which must run, keeps the prefetch beside it.
+inline void PrefetchLine(const int32_t* p) {
+  __builtin_prefetch(p);
+  asm volatile("" : : "r"(p));
+}
+
+// Asks for word w's thresholds of every array the step reads, a 64-byte cache
+// line (16 thresholds) at a time.
+inline void PrefetchThresholds(const ChainThresholds& t, int regime, bool predictor, bool gates,
+                               size_t w) {
+  for (size_t i = w * 64; i < w * 64 + 64; i += 16) {
+    PrefetchLine(t.stay_on[regime].data() + i);
+    PrefetchLine(t.turn_on[regime].data() + i);
+    if (predictor) {
+      PrefetchLine(t.in_keep.data() + i);
+      PrefetchLine(t.out_fire.data() + i);
+    }
+    if (gates) PrefetchLine(t.gate_only.data() + i);
+  }
+}
+
 // StepToken one neuron at a time: the reference's bits, and their ids.
 StepCounts StepTokenScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
                            bool gates, const uint64_t* on, const StepSinks& out);
@@ -96,21 +125,6 @@ uint32_t* StoreLanes(DU du, VU index, hn::Mask<DI> set, uint32_t* out) {
   return out + hn::CountTrue(du, m);
 }
 
-// How far ahead, in 64-neuron words, the threshold arrays are fetched. A
-// population's arrays are read once a token (from DRAM for an MoE model, whose
-// routed experts change from token to token) in short runs the hardware
-// prefetcher does not follow far enough.
-constexpr size_t kPrefetchWords = 8;
-
-// Asks for the 64 thresholds from `neuron` of one or two arrays, a 64-byte
-// cache line (16 thresholds) at a time.
-void PrefetchWord(const int32_t* a, const int32_t* b, size_t neuron) {
-  for (size_t k = 0; k < 64; k += 16) {
-    __builtin_prefetch(a + neuron + k);
-    if (b != nullptr) __builtin_prefetch(b + neuron + k);
-  }
-}
-
 // The next on bits, the sets and their ids of one step (StepToken), a vector
 // of neurons at a time, word by word.
 StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
@@ -134,6 +148,7 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
   // and spread over its neurons by a lane permutation.
   const bool word_groups = (size_t{64} >> std::min(shift, 6)) <= lanes;
   const int regime = t.regime(keys.shifting);
+  using chain_step_internal::kPrefetchWords;
   const int32_t* stay_on = t.stay_on[regime].data();
   const int32_t* turn_on = t.turn_on[regime].data();
   uint32_t* on_ids = out.on_ids;
@@ -143,10 +158,7 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
   for (size_t w = 0; w < t.words(); ++w) {
     const uint32_t word_base = static_cast<uint32_t>(w * 64);
     if (w + kPrefetchWords < t.words()) {
-      const size_t ahead = word_base + kPrefetchWords * 64;
-      PrefetchWord(stay_on, turn_on, ahead);
-      if (predictor) PrefetchWord(t.in_keep.data(), t.out_fire.data(), ahead);
-      if (gates) PrefetchWord(t.gate_only.data(), nullptr, ahead);
+      chain_step_internal::PrefetchThresholds(t, regime, predictor, gates, w + kPrefetchWords);
     }
     const VI group_draws =
         follow && word_groups
@@ -228,6 +240,13 @@ using chain_step_internal::Draw;
 StepCounts StepToken(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
                      const uint64_t* on, const StepSinks& out) {
   return HWY_DYNAMIC_DISPATCH(StepTokenImpl)(t, keys, predictor, gates, on, out);
+}
+
+void PrefetchStepStart(const ChainThresholds& t, bool shifting, bool predictor, bool gates) {
+  const size_t words = std::min(chain_step_internal::kPrefetchWords, t.words());
+  for (size_t w = 0; w < words; ++w) {
+    chain_step_internal::PrefetchThresholds(t, t.regime(shifting), predictor, gates, w);
+  }
 }
 
 size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,

@@ -87,6 +87,10 @@ struct StepCounts {
 StepCounts StepToken(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
                      const uint64_t* on, const StepSinks& out);
 
+// Asks for the thresholds a step (StepToken) reads first, so that they are on
+// their way while the caller does other work (steps another population).
+void PrefetchStepStart(const ChainThresholds& t, bool shifting, bool predictor, bool gates);
+
 // The reference, one neuron at a time (also any group size): the next on bits
 // (returns their count), and the sets drawn from on bits.
 size_t StepChainsScalar(const ChainThresholds& t, const ChainKeys& keys, const uint64_t* on,

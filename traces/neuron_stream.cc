@@ -65,6 +65,10 @@ NeuronStream::NeuronStream(NeuronStreamParams p, uint64_t seed)
   next_ = on_;
 }
 
+void NeuronStream::PrefetchStep(bool shifting) const {
+  PrefetchStepStart(thresholds_, shifting, predictor_, gates_);
+}
+
 void NeuronStream::Step(NeuronSet* out, bool shifting) {
   // Five 32-bit keys from three 64-bit draws: this token's draws for every neuron.
   const uint64_t r0 = rng_.Next(), r1 = rng_.Next(), r2 = rng_.Next();

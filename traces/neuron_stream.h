@@ -44,6 +44,9 @@ class NeuronStream {
   // Advances one token, a steady or a `shifting` one, and writes the sets, as
   // ids and as bitsets, into `out` (expert id untouched).
   void Step(NeuronSet* out, bool shifting = false);
+  // Asks for what the next Step (of that kind of token) reads first: called
+  // while another stream steps, it hides the wait for this one's data.
+  void PrefetchStep(bool shifting) const;
 
  private:
   bool predictor_;
