@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstring>
 
+#include "common/prefetch.h"
 #include "traces/chain_step.h"
 
 namespace sparseflash {
@@ -44,26 +45,18 @@ static_assert(kChainIdSlack >= kMaxLanes);
 // prefetcher does not follow far enough.
 constexpr size_t kPrefetchWords = 8;
 
-// Asks for the cache line at p. GCC deletes a loop whose only statements are
-// prefetches (it takes such a loop for finite and without effect); the empty
-// asm, which must run, keeps the prefetch beside it.
-inline void PrefetchLine(const int32_t* p) {
-  __builtin_prefetch(p);
-  asm volatile("" : : "r"(p));
-}
-
 // Asks for word w's thresholds of every array the step reads, a 64-byte cache
 // line (16 thresholds) at a time.
 inline void PrefetchThresholds(const ChainThresholds& t, int regime, bool predictor, bool gates,
                                size_t w) {
   for (size_t i = w * 64; i < w * 64 + 64; i += 16) {
-    PrefetchLine(t.stay_on[regime].data() + i);
-    PrefetchLine(t.turn_on[regime].data() + i);
+    PrefetchLineL1(t.stay_on[regime].data() + i);
+    PrefetchLineL1(t.turn_on[regime].data() + i);
     if (predictor) {
-      PrefetchLine(t.in_keep.data() + i);
-      PrefetchLine(t.out_fire.data() + i);
+      PrefetchLineL1(t.in_keep.data() + i);
+      PrefetchLineL1(t.out_fire.data() + i);
     }
-    if (gates) PrefetchLine(t.gate_only.data() + i);
+    if (gates) PrefetchLineL1(t.gate_only.data() + i);
   }
 }
 
@@ -148,7 +141,6 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
   // and spread over its neurons by a lane permutation.
   const bool word_groups = (size_t{64} >> std::min(shift, 6)) <= lanes;
   const int regime = t.regime(keys.shifting);
-  using chain_step_internal::kPrefetchWords;
   const int32_t* stay_on = t.stay_on[regime].data();
   const int32_t* turn_on = t.turn_on[regime].data();
   uint32_t* on_ids = out.on_ids;
@@ -157,8 +149,9 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
   StepCounts counts;
   for (size_t w = 0; w < t.words(); ++w) {
     const uint32_t word_base = static_cast<uint32_t>(w * 64);
-    if (w + kPrefetchWords < t.words()) {
-      chain_step_internal::PrefetchThresholds(t, regime, predictor, gates, w + kPrefetchWords);
+    if (w + chain_step_internal::kPrefetchWords < t.words()) {
+      chain_step_internal::PrefetchThresholds(t, regime, predictor, gates,
+                                              w + chain_step_internal::kPrefetchWords);
     }
     const VI group_draws =
         follow && word_groups

@@ -198,8 +198,9 @@ void TraceGenerator::StepLayer(int l, LayerActivations* layer) {
   layer->experts.resize(chosen.size());
   for (size_t i = 0; i < chosen.size(); ++i) {
     // The next routed expert's first thresholds come from DRAM while this one steps.
-    if (i + 1 < chosen.size())
+    if (i + 1 < chosen.size()) {
       streams_[l * model_.experts + chosen[i + 1]]->PrefetchStep(shifting_);
+    }
     layer->experts[i].expert = chosen[i];
     streams_[l * model_.experts + chosen[i]]->Step(&layer->experts[i], shifting_);
   }

@@ -12,26 +12,15 @@
 // windows of 7 to 128 KiB swept: 14 KiB was the best of both), and a call's
 // fixed cost in `device calibrate` fell from 10.7-12.6 to 2.8-3.9 us (the
 // whole window is asked for at a call's start).
-// The prefetch is an asm statement: GCC 12 deletes loops of
-// __builtin_prefetch whose addresses it loads (seen at -O2 and in the kernel's
-// own build), leaving the kernel with no prefetch at all.
+// The prefetch is common/prefetch.h's asm statement, which GCC cannot delete.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 
-namespace sparseflash {
+#include "common/prefetch.h"
 
-// Asks for the cache line at `line`, into L2 and the levels below it.
-inline void PrefetchLine(const uint8_t* line) {
-#if defined(__x86_64__) || defined(__i386__)
-  asm volatile("prefetcht1 %0" : : "m"(*line));
-#elif defined(__aarch64__)
-  asm volatile("prfm pldl2keep, %0" : : "Q"(*line));
-#else
-  __builtin_prefetch(line, 0, 2);
-#endif
-}
+namespace sparseflash {
 
 // Asks for every line of `bytes` bytes at `at`.
 inline void PrefetchBytes(const uint8_t* at, int64_t bytes) {
