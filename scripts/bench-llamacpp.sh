@@ -44,23 +44,7 @@ cli="$(dirname "$0")/../build/bin/sparseflash"
 [ -x "$cli" ] || { echo "$cli: build sparseflash first (scripts/build.sh)" >&2; exit 2; }
 file_bytes=$(stat -c %s "$gguf")
 
-# A fresh memory cgroup below this shell's own, with its limit set; prints its path.
-make_cgroup() {
-  local limit=$1 name="sparseflash-bench-$$-$RANDOM" own dir
-  if [ -f /sys/fs/cgroup/memory/memory.limit_in_bytes ]; then
-    own=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ {print $3}' /proc/self/cgroup)
-    dir=/sys/fs/cgroup/memory$own/$name
-    mkdir "$dir" && echo "$limit" > "$dir/memory.limit_in_bytes"
-    [ -f "$dir/memory.memsw.limit_in_bytes" ] && echo "$limit" > "$dir/memory.memsw.limit_in_bytes"
-  else
-    own=$(awk -F: '$1 == "0" {print $3}' /proc/self/cgroup)
-    grep -q memory "/sys/fs/cgroup$own/cgroup.subtree_control" ||
-      echo +memory > "/sys/fs/cgroup$own/cgroup.subtree_control"
-    dir=/sys/fs/cgroup$own/$name
-    mkdir "$dir" && echo "$limit" > "$dir/memory.max" && echo 0 > "$dir/memory.swap.max"
-  fi
-  echo "$dir"
-}
+source "$(dirname "$0")/lib/cgroup.sh"
 
 for spec in ${limits//,/ }; do
   case $spec in
@@ -68,17 +52,11 @@ for spec in ${limits//,/ }; do
     file+1G) limit=$((file_bytes + (1 << 30))) ;;
     *) limit=$(awk -v f="$spec" -v b="$file_bytes" 'BEGIN { printf "%.0f", int(f * b) }') ;;
   esac
-  sync; echo 3 > /proc/sys/vm/drop_caches || echo "cannot drop the page cache (not root?)" >&2
+  drop_page_cache
   out=$(mktemp --suffix=.json)
   echo "== llama-bench, memory limit ${limit:-none} ($spec)" >&2
-  if [ -n "$limit" ]; then
-    cg=$(make_cgroup "$limit")
-    sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' _ "$cg" \
-      "$bench" -m "$gguf" -p 0 -n "$tokens" -t "$threads" -r 1 -o json > "$out" || true
-    rmdir "$cg" 2>/dev/null || true
-  else
-    "$bench" -m "$gguf" -p 0 -n "$tokens" -t "$threads" -r 1 -o json > "$out" || true
-  fi
+  run_limited "$limit" "$bench" -m "$gguf" -p 0 -n "$tokens" -t "$threads" -r 1 -o json > "$out" ||
+    true
   if [ ! -s "$out" ]; then
     echo "llama-bench printed nothing under ${limit:-no} limit (killed?)" >&2
     rm -f "$out"
