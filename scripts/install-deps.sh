@@ -15,7 +15,7 @@ packages=(
 )
 for flag in "$@"; do
   case "$flag" in
-    --test) packages+=(chromium) ;;              # renders the HTML report in a test
+    --test) packages+=(chromium python3) ;;      # the HTML report in a test; a script's test
     --fuzz) packages+=(clang libclang-rt-14-dev) ;;  # libFuzzer and the sanitizers
     --arm64) arm64=1 ;;                          # cross build and emulation (below)
     *) echo "install-deps.sh: unknown flag $flag" >&2; exit 2 ;;

@@ -72,7 +72,8 @@ def main():
     for name, member in groups.items():
         a = [abs(x) for (s, c), e in errors.items() if member(s, c) for x in e]
         if a:
-            print(f"- {name}: {len(a)} runs, median abs. error {statistics.median(a):.1%}, "
+            runs = f"{len(a)} run" + ("s" if len(a) != 1 else "")
+            print(f"- {name}: {runs}, median abs. error {statistics.median(a):.1%}, "
                   f"max {max(a):.1%}")
 
 
