@@ -19,6 +19,9 @@
 #     --threads N         llama.cpp threads (default: every core)
 #     --db FILE           results database (default side-by-side.db)
 #     --log FILE          one tab-separated line per run (default side-by-side.tsv)
+#     --recheck-compute   replay measures this machine's compute rates just before
+#                         and after each run and predicts again at them (about 6 s
+#                         a run): the table then gives the errors at both
 #     --summarize-only    print the table of an existing --log and stop
 #
 # sparseflash runs per share: none: in_memory sparse=true (6 GB); a share above
@@ -27,11 +30,11 @@
 # bundles with attention=flash, and llamacpp. Needs root (cgroups, dropping
 # the page cache); a quiet machine (cat /proc/loadavg) and nothing built beside it.
 set -euo pipefail
-usage() { sed -n 2,29p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n 2,32p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 here=$(dirname "$0")
 bench="" plain="" gguf="" device="" weights="" model=turbosparse-mistral-7b
 shares=none,0.75,0.5,0.25 rounds=3 tokens=16 threads=$(nproc)
-db=side-by-side.db log=side-by-side.tsv summarize_only=0
+db=side-by-side.db log=side-by-side.tsv summarize_only=0 recheck=()
 while [ $# -gt 0 ]; do
   case $1 in
     --llama-bench) bench=$2; shift 2 ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --db) db=$2; shift 2 ;;
     --log) log=$2; shift 2 ;;
+    --recheck-compute) recheck=(--recheck-compute); shift ;;
     --summarize-only) summarize_only=1; shift ;;
     -h|--help) usage 0 ;;
     *) echo "unknown option $1" >&2; usage ;;
@@ -94,12 +98,12 @@ run_llama() {
       "${memory[@]}" > /dev/null
   fi
   rm -f "$out"
-  printf '%s\t%s\tllama.cpp\t%s\t%s\t\n' "$round" "$share" "$build" "$ts" | tee -a "$log" >&2
+  printf '%s\t%s\tllama.cpp\t%s\t%s\t-\t-\n' "$round" "$share" "$build" "$ts" | tee -a "$log" >&2
 }
 
 # One sparseflash replay of `strategy` with `options`; appends its line to the log.
 run_replay() {
-  local round=$1 share=$2 strategy=$3 options=$4 limit budget out measured predicted
+  local round=$1 share=$2 strategy=$3 options=$4 limit budget out measured predicted now
   limit=$(share_of "$share" "$weight_bytes")
   [ -z "$limit" ] && limit=6000000000
   budget="$((limit / 1000000))MB"
@@ -110,17 +114,18 @@ run_replay() {
   out=$(mktemp --suffix=.json)
   run_limited "$limit" "$cli" replay --device "$device" --model "$model" --weights "$weights" \
     --strategy "$strategy" --memory "$budget" --tokens "$tokens" --cold-storage --json \
-    --db "$db" "${opts[@]}" > "$out" 2> /dev/null || true
-  read -r measured predicted < <(python3 -c '
+    --db "$db" "${recheck[@]}" "${opts[@]}" > "$out" 2> /dev/null || true
+  read -r measured predicted now < <(python3 -c '
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
-    print(d["measured"]["decode_tokens_per_s"], d["predicted"]["decode_tokens_per_s"])
+    now = d.get("predicted_at_compute_now", {}).get("decode_tokens_per_s", "-")
+    print(d["measured"]["decode_tokens_per_s"], d["predicted"]["decode_tokens_per_s"], now)
 except Exception:
-    print("failed", "")' "$out")
+    print("failed - -")' "$out")
   rm -f "$out"
-  printf '%s\t%s\tsparseflash\t%s\t%s\t%s\n' "$round" "$share" "$strategy${options:+ $options}" \
-    "$measured" "$predicted" | tee -a "$log" >&2
+  printf '%s\t%s\tsparseflash\t%s\t%s\t%s\t%s\n' "$round" "$share" \
+    "$strategy${options:+ $options}" "$measured" "$predicted" "$now" | tee -a "$log" >&2
 }
 
 # Every system at one share, in turn.
@@ -143,7 +148,7 @@ run_share() {
   run_replay "$round" "$share" llamacpp "mmap=true"
 }
 
-printf 'round\tshare\tsystem\tconfiguration\tmeasured\tpredicted\n' > "$log"
+printf 'round\tshare\tsystem\tconfiguration\tmeasured\tpredicted\tpredicted_now\n' > "$log"
 for ((round = 1; round <= rounds; ++round)); do
   echo "== round $round of $rounds ($(cut -d' ' -f1-3 /proc/loadavg) load)" >&2
   for share in ${shares//,/ }; do run_share "$round" "$share"; done

@@ -3,7 +3,9 @@
 the file, each system's measured tokens/s round by round (sparseflash's
 predictions in brackets) with sparseflash's ratio to llama.cpp in the same
 round (the default build unlimited, the plain one under a limit); then the
-prediction errors (predicted / measured - 1) and their median and max.
+prediction errors (predicted / measured - 1) and their median and max, and,
+where the runs rechecked the compute rates (--recheck-compute), the errors
+of the predictions at the rates measured around each run.
 
   scripts/side-by-side-table.py side-by-side.tsv
 """
@@ -16,12 +18,25 @@ from collections import defaultdict
 def number(text):
     try:
         return float(text)
-    except ValueError:
+    except (TypeError, ValueError):  # no figure: a failed run, an older log
         return None
 
 
 def fmt(values):
     return ", ".join("-" if v is None else f"{v:.3g}" for v in values)
+
+
+def print_errors(title, table):
+    """One row per share and configuration: each run's error, median and max."""
+    if not any(table.values()):
+        return
+    print(f"\n| memory | configuration | {title} | median abs. | max abs. |")
+    print("|---|---|---|---|---|")
+    for (share, config), e in table.items():
+        if e:
+            a = [abs(x) for x in e]
+            print(f"| {share} | {config} | {', '.join(f'{x:+.1%}' for x in e)} | "
+                  f"{statistics.median(a):.1%} | {max(a):.1%} |")
 
 
 def main():
@@ -30,9 +45,14 @@ def main():
     rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
     shares = list(dict.fromkeys(r["share"] for r in rows))
     runs = defaultdict(dict)  # (share, system, configuration) -> round -> (measured, predicted)
+    now = defaultdict(list)  # (share, configuration) -> errors at the rechecked compute rates
     for r in rows:
         key = (r["share"], r["system"], r["configuration"])
-        runs[key][r["round"]] = (number(r["measured"]), number(r["predicted"]))
+        measured = number(r["measured"])
+        runs[key][r["round"]] = (measured, number(r["predicted"]))
+        predicted_now = number(r.get("predicted_now"))
+        if measured and predicted_now:
+            now[(r["share"], r["configuration"])].append(predicted_now / measured - 1)
 
     print("| memory | system | measured tok/s (predicted) | ratio to llama.cpp |")
     print("|---|---|---|---|")
@@ -56,13 +76,9 @@ def main():
             label = "unlimited" if share == "none" else f"{float(share):.0%} of the file"
             print(f"| {label} | {system} {config} | {cell} | {ratio} |")
 
-    print("\n| memory | configuration | prediction errors | median abs. | max abs. |")
-    print("|---|---|---|---|---|")
-    for (share, config), e in errors.items():
-        if e:
-            a = [abs(x) for x in e]
-            print(f"| {share} | {config} | {', '.join(f'{x:+.1%}' for x in e)} | "
-                  f"{statistics.median(a):.1%} | {max(a):.1%} |")
+    for title, table in (("prediction errors", errors),
+                         ("errors at the compute rates checked around each run", now)):
+        print_errors(title, table)
     groups = {
         "powerinfer2 and llmflash at 50 and 75 %": lambda s, c: s in ("0.5", "0.75")
         and not c.startswith("llamacpp"),
@@ -70,11 +86,12 @@ def main():
     }
     print()
     for name, member in groups.items():
-        a = [abs(x) for (s, c), e in errors.items() if member(s, c) for x in e]
-        if a:
-            runs = f"{len(a)} run" + ("s" if len(a) != 1 else "")
-            print(f"- {name}: {runs}, median abs. error {statistics.median(a):.1%}, "
-                  f"max {max(a):.1%}")
+        for table, at in ((errors, ""), (now, " at the rechecked rates")):
+            a = [abs(x) for (s, c), e in table.items() if member(s, c) for x in e]
+            if a:
+                runs = f"{len(a)} run" + ("s" if len(a) != 1 else "")
+                print(f"- {name}{at}: {runs}, median abs. error {statistics.median(a):.1%}, "
+                      f"max {max(a):.1%}")
 
 
 if __name__ == "__main__":
