@@ -89,8 +89,8 @@ def main():
         for table, at in ((errors, ""), (now, " at the rechecked rates")):
             a = [abs(x) for (s, c), e in table.items() if member(s, c) for x in e]
             if a:
-                runs = f"{len(a)} run" + ("s" if len(a) != 1 else "")
-                print(f"- {name}{at}: {runs}, median abs. error {statistics.median(a):.1%}, "
+                count = f"{len(a)} run" + ("s" if len(a) != 1 else "")
+                print(f"- {name}{at}: {count}, median abs. error {statistics.median(a):.1%}, "
                       f"max {max(a):.1%}")
 
 
