@@ -19,6 +19,10 @@
 #     --threads N         llama.cpp threads (default: every core)
 #     --db FILE           results database (default side-by-side.db)
 #     --log FILE          one tab-separated line per run (default side-by-side.tsv)
+#     --cold-storage      do not read each file once with O_DIRECT before its run
+#                         (by default both systems' files are: storage that caches
+#                         what was read, a virtual disk's host, is then as `device
+#                         calibrate --file` measured it, for both alike)
 #     --recheck-compute   replay measures this machine's compute rates just before
 #                         and after each run and predicts again at them (about 6 s
 #                         a run): the table then gives the errors at both
@@ -30,11 +34,11 @@
 # bundles with attention=flash, and llamacpp. Needs root (cgroups, dropping
 # the page cache); a quiet machine (cat /proc/loadavg) and nothing built beside it.
 set -euo pipefail
-usage() { sed -n 2,32p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
+usage() { sed -n 2,35p "$0" | sed 's/^# \{0,1\}//'; exit "${1:-2}"; }
 here=$(dirname "$0")
 bench="" plain="" gguf="" device="" weights="" model=turbosparse-mistral-7b
 shares=none,0.75,0.5,0.25 rounds=3 tokens=16 threads=$(nproc)
-db=side-by-side.db log=side-by-side.tsv summarize_only=0 recheck=()
+db=side-by-side.db log=side-by-side.tsv summarize_only=0 recheck=() warm=1
 while [ $# -gt 0 ]; do
   case $1 in
     --llama-bench) bench=$2; shift 2 ;;
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
     --db) db=$2; shift 2 ;;
     --log) log=$2; shift 2 ;;
     --recheck-compute) recheck=(--recheck-compute); shift ;;
+    --cold-storage) warm=0; shift ;;
     --summarize-only) summarize_only=1; shift ;;
     -h|--help) usage 0 ;;
     *) echo "unknown option $1" >&2; usage ;;
@@ -79,11 +84,20 @@ share_of() {
   awk -v f="$1" -v b="$2" 'BEGIN { printf "%.0f", int(f * b) }'
 }
 
+# Drops the page cache and, unless --cold-storage, reads `file` once with
+# O_DIRECT (past the page cache), so that a run starts cold in this machine's
+# memory but finds the storage as calibration did.
+prepare_run() {
+  drop_page_cache
+  [ "$warm" = 1 ] && dd if="$1" of=/dev/null bs=4M iflag=direct status=none
+  return 0
+}
+
 # One llama-bench run; appends its line to the log.
 run_llama() {
   local round=$1 share=$2 build=$3 bin=$4 limit out ts
   limit=$(share_of "$share" "$gguf_bytes")
-  drop_page_cache
+  prepare_run "$gguf"
   out=$(mktemp --suffix=.json)
   run_limited "$limit" "$bin" -m "$gguf" -p 0 -n "$tokens" -t "$threads" -r 1 -o json \
     > "$out" 2> /dev/null || true
@@ -110,7 +124,7 @@ run_replay() {
   limit=$((limit / 1000000 * 1000000))
   local opts=()
   for o in $options; do opts+=(--option "$o"); done
-  drop_page_cache
+  prepare_run "$weights"
   out=$(mktemp --suffix=.json)
   run_limited "$limit" "$cli" replay --device "$device" --model "$model" --weights "$weights" \
     --strategy "$strategy" --memory "$budget" --tokens "$tokens" --cold-storage --json \
