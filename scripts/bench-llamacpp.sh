@@ -44,13 +44,13 @@ cli="$(dirname "$0")/../build/bin/sparseflash"
 [ -x "$cli" ] || { echo "$cli: build sparseflash first (scripts/build.sh)" >&2; exit 2; }
 file_bytes=$(stat -c %s "$gguf")
 
-source "$(dirname "$0")/lib/cgroup.sh"
+source "$(dirname "$0")/lib/measuring.sh"
 
 for spec in ${limits//,/ }; do
   case $spec in
     none) limit="" ;;
     file+1G) limit=$((file_bytes + (1 << 30))) ;;
-    *) limit=$(awk -v f="$spec" -v b="$file_bytes" 'BEGIN { printf "%.0f", int(f * b) }') ;;
+    *) limit=$(share_of "$spec" "$file_bytes") ;;
   esac
   drop_page_cache
   out=$(mktemp --suffix=.json)

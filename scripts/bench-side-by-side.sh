@@ -74,15 +74,9 @@ fi
 [ -f "$weights" ] || { echo "--weights '$weights': no such weight file (weights make)" >&2; exit 2; }
 cli="$here/../build/bin/sparseflash"
 [ -x "$cli" ] || { echo "$cli: build sparseflash first (scripts/build.sh)" >&2; exit 2; }
-source "$here/lib/cgroup.sh"
+source "$here/lib/measuring.sh"
 gguf_bytes=$(stat -c %s "$gguf")
 weight_bytes=$(stat -c %s "$weights")
-
-# Bytes of a share of a file ("" for none).
-share_of() {
-  [ "$1" = none ] && return
-  awk -v f="$1" -v b="$2" 'BEGIN { printf "%.0f", int(f * b) }'
-}
 
 # Drops the page cache and, unless --cold-storage, reads `file` once with
 # O_DIRECT (past the page cache), so that a run starts cold in this machine's

@@ -1,6 +1,7 @@
-# Memory cgroups for the measuring scripts (sourced, not run): a fresh memory
-# cgroup below this shell's own, v1 or v2, with its hard limit set (swap off
-# where the machine lets the limit cover it). Needs root.
+# Helpers of the measuring scripts (sourced, not run): memory cgroups (a fresh
+# one below this shell's own, v1 or v2, with its hard limit set, swap off where
+# the machine lets the limit cover it), dropping the page cache (both need
+# root), and a share of a file's size.
 
 # Creates the cgroup with `limit` bytes and prints its path.
 make_memory_cgroup() {
@@ -39,4 +40,10 @@ run_limited() {
 drop_page_cache() {
   sync
   echo 3 > /proc/sys/vm/drop_caches || echo "cannot drop the page cache (not root?)" >&2
+}
+
+# Bytes of a share (0.5) of `bytes`, rounded down; nothing for "none".
+share_of() {
+  [ "$1" = none ] && return
+  awk -v f="$1" -v b="$2" 'BEGIN { printf "%.0f", int(f * b) }'
 }
