@@ -26,6 +26,10 @@
 #     --recheck-compute   replay measures this machine's compute rates just before
 #                         and after each run and predicts again at them (about 6 s
 #                         a run): the table then gives the errors at both
+#     --recheck-storage   replay reads the weight file again just before and after
+#                         each run at the profile's random-read point (and, mapped,
+#                         its read-ahead) and predicts at the storage's rate now;
+#                         with --recheck-compute, at both
 #     --summarize-only    print the table of an existing --log and stop
 #
 # sparseflash runs per share: none: in_memory sparse=true (6 GB); a share above
@@ -53,7 +57,8 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --db) db=$2; shift 2 ;;
     --log) log=$2; shift 2 ;;
-    --recheck-compute) recheck=(--recheck-compute); shift ;;
+    --recheck-compute) recheck+=(--recheck-compute); shift ;;
+    --recheck-storage) recheck+=(--recheck-storage); shift ;;
     --cold-storage) warm=0; shift ;;
     --summarize-only) summarize_only=1; shift ;;
     -h|--help) usage 0 ;;
@@ -127,7 +132,7 @@ run_replay() {
 import json, sys
 try:
     d = json.load(open(sys.argv[1]))
-    now = d.get("predicted_at_compute_now", {}).get("decode_tokens_per_s", "-")
+    now = d.get("predicted_at_rates_now", {}).get("decode_tokens_per_s", "-")
     print(d["measured"]["decode_tokens_per_s"], d["predicted"]["decode_tokens_per_s"], now)
 except Exception:
     print("failed - -")' "$out")

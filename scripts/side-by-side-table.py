@@ -4,8 +4,9 @@ the file, each system's measured tokens/s round by round (sparseflash's
 predictions in brackets) with sparseflash's ratio to llama.cpp in the same
 round (the default build unlimited, the plain one under a limit); then the
 prediction errors (predicted / measured - 1) and their median and max, and,
-where the runs rechecked the compute rates (--recheck-compute), the errors
-of the predictions at the rates measured around each run.
+where the runs rechecked the compute rates or the storage (--recheck-compute,
+--recheck-storage), the errors of the predictions at the rates measured
+around each run.
 
   scripts/side-by-side-table.py side-by-side.tsv
 """
@@ -45,7 +46,7 @@ def main():
     rows = list(csv.DictReader(open(sys.argv[1]), delimiter="\t"))
     shares = list(dict.fromkeys(r["share"] for r in rows))
     runs = defaultdict(dict)  # (share, system, configuration) -> round -> (measured, predicted)
-    now = defaultdict(list)  # (share, configuration) -> errors at the rechecked compute rates
+    now = defaultdict(list)  # (share, configuration) -> errors at the rechecked rates
     for r in rows:
         key = (r["share"], r["system"], r["configuration"])
         measured = number(r["measured"])

@@ -13,6 +13,9 @@ namespace {
 constexpr double kComputeCheckSeconds = 0.2;
 // What it holds at most: MeasureComputeNow's 512 MiB of bundles, and room.
 constexpr int64_t kComputeCheckBytes = int64_t{576} << 20;
+// Per batch of the storage check, as calibration's: three batches, about half a
+// second (and, mapped, seven places of 256 MiB faulted in).
+constexpr double kStorageCheckSeconds = 0.15;
 
 // Mapped, the engine's reads are the model's, not the machine's: the flash
 // figures come from the kernel's count of what the process read (page faults
@@ -59,6 +62,13 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
     }
     if (absl::Status s = CheckComputeComparable(sc.device); !s.ok()) return s;
   }
+  // llamacpp's mmap (its default): the kernel pages the mapped file in, as for llama.cpp.
+  RealRunOptions run = ro;
+  run.page_faults = setup->options.count("mmap") != 0 && setup->options.at("mmap") == "true";
+  r.page_faults = run.page_faults;
+  if (o.recheck_storage) {
+    if (absl::Status s = CheckStorageComparable(sc.device, run.page_faults); !s.ok()) return s;
+  }
   // After the checks, so a wrong option fails at once; its 4 MiB buffer is
   // freed before the run allocates its own I/O buffers.
   if (o.read_weights_first) {
@@ -70,10 +80,14 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
     if (!warm.ok()) return warm.status();
     r.weights_read_first = *warm;
   }
-  // llamacpp's mmap (its default): the kernel pages the mapped file in, as for llama.cpp.
-  RealRunOptions run = ro;
-  run.page_faults = setup->options.count("mmap") != 0 && setup->options.at("mmap") == "true";
-  r.page_faults = run.page_faults;
+  if (o.recheck_storage) {  // after the weights' read: the storage as the run finds it
+    tell("measuring this machine's storage against the profile's (--recheck-storage)");
+    absl::StatusOr<StorageNow> now =
+        MeasureStorageNow(sc.device, ro.weights_path, kStorageCheckSeconds, run.page_faults);
+    if (!now.ok()) return now.status();
+    r.storage_now = *std::move(now);
+    tell(r.storage_now->summary);
+  }
   if (o.recheck_compute) {  // right before the run, its memory freed before the run's
     tell("measuring this machine's compute rates against the profile's (--recheck-compute)");
     absl::StatusOr<ComputeNow> now = MeasureComputeNow(sc.device, kComputeCheckSeconds);
@@ -92,6 +106,13 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
     tell(after->summary);
     r.compute_now = AroundRun(*r.compute_now, *after);
   }
+  if (r.storage_now) {
+    absl::StatusOr<StorageNow> after =
+        MeasureStorageNow(sc.device, ro.weights_path, kStorageCheckSeconds, run.page_faults);
+    if (!after.ok()) return after.status();
+    tell(after->summary);
+    r.storage_now = StorageAroundRun(*r.storage_now, *after);
+  }
   // The prediction plans the same cache: the budget less what the process holds.
   SimulationConfig planned = sc;
   planned.model = RealRunModel(planned.model);
@@ -103,8 +124,9 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   if (r.page_faults) MeasureFaultedReads(r.real, &r.measured_summary);
   r.predicted_summary = Summarize(r.predicted.record);
   r.error = r.predicted_summary.decode_tokens_per_s / r.measured_summary.decode_tokens_per_s - 1;
-  if (r.compute_now) {
-    planned.device = WithComputeNow(planned.device, *r.compute_now);
+  if (r.rechecked()) {
+    if (r.compute_now) planned.device = WithComputeNow(planned.device, *r.compute_now);
+    if (r.storage_now) planned.device = WithStorageNow(planned.device, *r.storage_now);
     absl::StatusOr<SimulationResult> now = Simulate(planned);
     if (!now.ok()) return now.status();
     r.predicted_now_summary = Summarize(now->record);
@@ -122,6 +144,15 @@ nlohmann::ordered_json ComputeNowJson(const ReplayResult& r) {
           {"gemv_alone", now.gemv_alone},
           {"dense_gemv_alone", now.dense_gemv_alone},
           {"summary", now.summary},
+          {"predicted_decode_tokens_per_s", r.predicted_now_summary.decode_tokens_per_s},
+          {"error", r.error_now}};
+}
+
+nlohmann::ordered_json StorageNowJson(const ReplayResult& r) {
+  if (!r.storage_now) return nullptr;
+  return {{"direct", r.storage_now->direct},
+          {"mapped", r.storage_now->mapped},
+          {"summary", r.storage_now->summary},
           {"predicted_decode_tokens_per_s", r.predicted_now_summary.decode_tokens_per_s},
           {"error", r.error_now}};
 }
@@ -145,6 +176,7 @@ absl::StatusOr<int64_t> StoreReplay(const std::string& path, const SimulationCon
     }
     nlohmann::ordered_json figures = RunFigures(sc, r.measured_summary, r.real.memory, r.options);
     if (r.compute_now) figures["compute_now"] = ComputeNowJson(r);
+    if (r.storage_now) figures["storage_now"] = StorageNowJson(r);
     RunRow measured = MakeRunRow(config, "real", figures, r.real.record);
     measured.linked_run = *predicted_id;
     absl::StatusOr<int64_t> measured_id = (*db)->InsertMeasurement(measured);

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "engine/real/compute_now.h"
 #include "engine/real/real_run.h"
+#include "engine/real/storage_now.h"
 #include "engine/real/storage_warmup.h"
 #include "engine/run_summary.h"
 #include "nlohmann/json.hpp"
@@ -34,11 +35,14 @@ struct ReplayResult {
   // The weight file's one read before the run (bytes 0: not read).
   StorageWarmup weights_read_first;
   // With ReplayOptions::recheck_compute: this machine's compute rates just before
-  // and just after the run against the profile's (AroundRun), and the
-  // prediction priced at them.
+  // and just after the run against the profile's (AroundRun); with
+  // recheck_storage its storage's (StorageAroundRun); and the prediction priced
+  // at whichever was measured.
   std::optional<ComputeNow> compute_now;
+  std::optional<StorageNow> storage_now;
   RunSummary predicted_now_summary;
   double error_now = 0;  // predicted_now / measured - 1 of decode tokens/s
+  bool rechecked() const { return compute_now || storage_now; }
 };
 
 struct ReplayOptions {
@@ -50,6 +54,10 @@ struct ReplayOptions {
   // (MeasureComputeNow) and predict also at them, which takes the machine's
   // drift since calibration out of the prediction's error.
   bool recheck_compute = false;
+  // Measure the storage again just before and after the run (MeasureStorageNow,
+  // on the weight file; the mapped read-ahead too where the run maps it) and
+  // predict also at it, which takes the disk's drift out of the error.
+  bool recheck_storage = false;
   // Hears of the weight read as it starts and about every GiB of it, after the
   // run's checks have passed, and of the compute check (may be empty).
   std::function<void(const std::string&)> say;
@@ -62,9 +70,11 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& config,
                                         const ReplayOptions& options = {});
 
 // A replay's compute check (ReplayOptions::recheck_compute) as JSON: the
-// ratios, their summary and the prediction at those rates; null without one.
+// ratios, their summary and the prediction at the rates now; null without one.
 // What `replay --json` prints and the measured run's figures keep.
 nlohmann::ordered_json ComputeNowJson(const ReplayResult& replay);
+// The same of its storage check (ReplayOptions::recheck_storage).
+nlohmann::ordered_json StorageNowJson(const ReplayResult& replay);
 
 // Stores the prediction (unless this configuration's is already stored) and the
 // measurement linked to it, in one transaction; returns the measurement's id.
