@@ -78,7 +78,7 @@ def main():
             print(f"| {label} | {system} {config} | {cell} | {ratio} |")
 
     for title, table in (("prediction errors", errors),
-                         ("errors at the compute rates checked around each run", now)):
+                         ("errors at the rates checked around each run", now)):
         print_errors(title, table)
     groups = {
         "powerinfer2 and llmflash at 50 and 75 %": lambda s, c: s in ("0.5", "0.75")

@@ -67,7 +67,7 @@ class SideBySideTable(unittest.TestCase):
         self.assertEqual(self.row("| 0.5 | llamacpp mmap=true", tables=2)[2], "+25.0%")
 
     def test_errors_at_the_rechecked_rates_have_their_own_table(self):
-        self.assertIn("| memory | configuration | errors at the compute rates checked around "
+        self.assertIn("| memory | configuration | errors at the rates checked around "
                       "each run | median abs. | max abs. |", self.out)
         # The second of each row, after the table of errors at the profile's rates.
         rows = [l for l in self.lines if l.startswith("| none | in_memory sparse=true")]
