@@ -188,6 +188,11 @@ int RunReplay(const ReplayArgs& a) {
   } else {
     PrintRow("flash throughput", m.flash_throughput_bytes_per_s / 1e6,
              p.flash_throughput_bytes_per_s / 1e6, "MB/s");
+    // What the disk read alone around the run, against what the run got from it.
+    if (r->storage_now) {
+      PrintRow("  at storage now", m.flash_throughput_bytes_per_s / 1e6,
+               r->predicted_now_summary.flash_throughput_bytes_per_s / 1e6, "MB/s");
+    }
     PrintRow("reads offered (mean)", m.flash_reads_offered, p.flash_reads_offered, "");
     PrintRow("I/O stall share", m.io_stall_share, p.io_stall_share, "");
     // The profile's points are measured at the depth offered too; what the
