@@ -73,12 +73,15 @@ absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, doubl
 
 ComputeNow AroundRun(const ComputeNow& before, const ComputeNow& after) {
   auto mean = [](double a, double b) { return std::sqrt(a * b); };
-  return {
-      .gemv = mean(before.gemv, after.gemv),
-      .dense_gemv = mean(before.dense_gemv, after.dense_gemv),
-      .gemv_alone = mean(before.gemv_alone, after.gemv_alone),
-      .dense_gemv_alone = mean(before.dense_gemv_alone, after.dense_gemv_alone),
-      .summary = absl::StrCat("before the run, ", before.summary, "; after it, ", after.summary)};
+  return {.gemv = mean(before.gemv, after.gemv),
+          .dense_gemv = mean(before.dense_gemv, after.dense_gemv),
+          .gemv_alone = mean(before.gemv_alone, after.gemv_alone),
+          .dense_gemv_alone = mean(before.dense_gemv_alone, after.dense_gemv_alone),
+          .summary = AroundRunSummary(before.summary, after.summary)};
+}
+
+std::string AroundRunSummary(const std::string& before, const std::string& after) {
+  return absl::StrCat("before the run, ", before, "; after it, ", after);
 }
 
 DeviceProfile WithComputeNow(DeviceProfile profile, const ComputeNow& now) {

@@ -38,8 +38,11 @@ absl::StatusOr<ComputeNow> MeasureComputeNow(const DeviceProfile& profile, doubl
                                              int64_t span_bytes = int64_t{512} << 20);
 
 // Two checks taken around a run (the host's speed moves within seconds): each
-// ratio their geometric mean, the summary both checks'.
+// ratio their geometric mean, the summary both checks' (AroundRunSummary).
 ComputeNow AroundRun(const ComputeNow& before, const ComputeNow& after);
+
+// The summaries of a check just before a run and one just after it, in one line.
+std::string AroundRunSummary(const std::string& before, const std::string& after);
 
 // `profile` with its compute rates multiplied by `now`'s ratios: every core
 // class's kernel rates (each format's, wide spans too, by the INT4 g32 ratios)

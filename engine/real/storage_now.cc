@@ -8,6 +8,7 @@
 #include "absl/strings/str_format.h"
 #include "engine/real/calibrate_cpu.h"
 #include "engine/real/calibrate_flash.h"
+#include "engine/real/compute_now.h"
 #include "engine/strategies/strategies.h"
 
 namespace sparseflash {
@@ -103,10 +104,9 @@ absl::StatusOr<StorageNow> MeasureStorageNow(const DeviceProfile& profile, const
 }
 
 StorageNow StorageAroundRun(const StorageNow& before, const StorageNow& after) {
-  return {
-      .direct = std::sqrt(before.direct * after.direct),
-      .mapped = std::sqrt(before.mapped * after.mapped),
-      .summary = absl::StrCat("before the run, ", before.summary, "; after it, ", after.summary)};
+  return {.direct = std::sqrt(before.direct * after.direct),
+          .mapped = std::sqrt(before.mapped * after.mapped),
+          .summary = AroundRunSummary(before.summary, after.summary)};
 }
 
 DeviceProfile WithStorageNow(DeviceProfile profile, const StorageNow& now) {
