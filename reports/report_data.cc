@@ -49,8 +49,11 @@ ReportRun ToReportRun(const RunRow& r) {
       f["options"]["threads"].is_string()) {
     x.threads_used = std::atoi(f["options"]["threads"].get<std::string>().c_str());
   }
-  if (f.contains("compute_now") && f["compute_now"].is_object()) {
-    const nlohmann::json& c = f["compute_now"];
+  // The prediction at the rates checked around the run (replay --recheck-compute,
+  // --recheck-storage): each check's object carries it.
+  for (const char* check : {"compute_now", "storage_now"}) {
+    if (!f.contains(check) || !f[check].is_object()) continue;
+    const nlohmann::json& c = f[check];
     const char* key = "predicted_decode_tokens_per_s";
     if (c.contains(key) && c[key].is_number()) x.predicted_now_tokens_per_s = c[key].get<double>();
   }

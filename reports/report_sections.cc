@@ -140,7 +140,7 @@ Table ReplayTable(const ReportData& d) {
       ColumnUnit(d.replays, [](const Replay& r) { return r.measured->memory_bytes; });
   t.header = {
       "strategy",          "device profile",     "model",     WithUnit("memory budget", unit),
-      "measured tokens/s", "predicted tokens/s", "error (%)", "at compute now",
+      "measured tokens/s", "predicted tokens/s", "error (%)", "at the rates now",
       "its error (%)"};
   std::vector<double> errors, errors_now;
   for (const Replay& r : d.replays) {

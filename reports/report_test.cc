@@ -65,6 +65,23 @@ std::string MakeDb() {
   return path;
 }
 
+TEST(Report, AReplayWithOnlyItsStorageCheckedHasItsPredictionAtTheRatesNow) {
+  const std::string path = FreshDbPath("storage_now.db");
+  auto db = *ResultsDb::Open(path);
+  const int64_t predicted = *db->Insert(MakeRun("llmflash", 3'000'000'000, 4.0));
+  RunRow checked = MakeRun("llmflash", 3'000'000'000, 5.0);
+  checked.mode = "real";
+  checked.linked_run = predicted;
+  checked.figures_json.insert(
+      checked.figures_json.size() - 1,
+      R"(,"storage_now":{"direct":0.8,"predicted_decode_tokens_per_s":4.6})");
+  ASSERT_TRUE(db->InsertMeasurement(checked).ok());
+  absl::StatusOr<ReportData> d = LoadReportData(path);
+  ASSERT_TRUE(d.ok()) << d.status();
+  ASSERT_EQ(d->replays.size(), 1u);
+  EXPECT_DOUBLE_EQ(d->replays[0].measured->predicted_now_tokens_per_s, 4.6);
+}
+
 TEST(Report, TablesMatchTheDatabase) {
   absl::StatusOr<ReportData> d = LoadReportData(MakeDb());
   ASSERT_TRUE(d.ok()) << d.status();
