@@ -333,6 +333,7 @@ const std::vector<Case>& Cases() {
       {kReplay + "--ffn-resident 0.5 --recheck-compute", {"--device", "oneplus12", "soc"}},
       {kReplay + "--memory 100MB --recheck-compute", {"--recheck-compute", "--memory", "budget"}},
       {kReplay + "--ffn-resident 0.5 --recheck-storage", {"oneplus12", "flash.points", "O_DIRECT"}},
+      {kReplay + "--memory 100MB --recheck-storage", {"--recheck-storage", "--memory", "budget"}},
       {kReplay + "--ffn-resident 0.5 --db {d}/foreign.db", {"foreign.db"}},
       // sweep
       {"sweep --config {d}/missing.textproto --db {d}/s.db", {"missing.textproto"}},

@@ -272,7 +272,8 @@ void AddReplayCommand(CLI::App& app, Dispatch& dispatch) {
   r->add_flag("--recheck-storage", a->recheck_storage,
               "Measure this machine's storage again just before and after the run (random "
               "O_DIRECT reads of the weight file at the profile's point nearest 8 KiB at depth "
-              "32, about 0.5 s; mapped runs also its read-ahead, 7 x 256 MiB) and predict also "
+              "32, about 0.5 s and up to 256 MiB of buffers; mapped runs also its read-ahead, 7 x "
+              "256 MiB) and predict also "
               "at it: the error left is the model's, not the disk's drift since device calibrate");
   r->add_option("--db", a->db, "Store the measured and the predicted run (linked) here");
   r->callback([&dispatch, a] { dispatch.action = [a] { return RunReplay(*a); }; });

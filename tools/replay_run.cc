@@ -16,6 +16,20 @@ constexpr int64_t kComputeCheckBytes = int64_t{576} << 20;
 // Per batch of the storage check, as calibration's: three batches, about half a
 // second (and, mapped, seven places of 256 MiB faulted in).
 constexpr double kStorageCheckSeconds = 0.15;
+// What it holds at most: one batch's buffers (calibration caps a batch at 256
+// MiB), and room.
+constexpr int64_t kStorageCheckBytes = int64_t{288} << 20;
+
+// A check that holds `check_bytes` beside the process must fit the --memory budget.
+absl::Status CheckFitsBudget(const char* flag, int64_t check_bytes, int64_t memory_bytes,
+                             int64_t process_bytes) {
+  if (memory_bytes < 0 || memory_bytes >= process_bytes + check_bytes) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      flag, " measures over ", FormatBytes(check_bytes),
+      " of memory, more than the --memory budget ", FormatBytes(memory_bytes),
+      " leaves beside the process's ", FormatBytes(process_bytes),
+      ": leave it out, or give a budget of at least ", FormatBytes(process_bytes + check_bytes)));
+}
 
 // Mapped, the engine's reads are the model's, not the machine's: the flash
 // figures come from the kernel's count of what the process read (page faults
@@ -52,13 +66,10 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   if (!setup.ok()) return setup.status();
   if (o.recheck_compute) {
     // Its checks measure right before and after the run, when the run's memory is not held.
-    if (sc.memory_bytes >= 0 && sc.memory_bytes < r.process_bytes + kComputeCheckBytes) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("--recheck-compute measures over ", FormatBytes(kComputeCheckBytes),
-                       " of memory, more than the --memory budget ", FormatBytes(sc.memory_bytes),
-                       " leaves beside the process's ", FormatBytes(r.process_bytes),
-                       ": leave it out, or give a budget of at least ",
-                       FormatBytes(r.process_bytes + kComputeCheckBytes)));
+    if (absl::Status s = CheckFitsBudget("--recheck-compute", kComputeCheckBytes, sc.memory_bytes,
+                                         r.process_bytes);
+        !s.ok()) {
+      return s;
     }
     if (absl::Status s = CheckComputeComparable(sc.device); !s.ok()) return s;
   }
@@ -67,6 +78,11 @@ absl::StatusOr<ReplayResult> ReplayOnce(const SimulationConfig& sc, const RealRu
   run.page_faults = setup->options.count("mmap") != 0 && setup->options.at("mmap") == "true";
   r.page_faults = run.page_faults;
   if (o.recheck_storage) {
+    if (absl::Status s = CheckFitsBudget("--recheck-storage", kStorageCheckBytes, sc.memory_bytes,
+                                         r.process_bytes);
+        !s.ok()) {
+      return s;
+    }
     if (absl::Status s = CheckStorageComparable(sc.device, run.page_faults); !s.ok()) return s;
   }
   // After the checks, so a wrong option fails at once; its 4 MiB buffer is
