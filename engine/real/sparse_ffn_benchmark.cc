@@ -12,7 +12,9 @@
 // arena_mib 4096 adds the page walks of scattered reads over gigabytes of
 // weights. path 0 is what SparseFfn picks on this CPU, 1 the portable Highway path;
 // contiguous 1 takes consecutive bundles (a dense matrix's rows), 0 random ones
-// (the active neurons of a sparse layer).
+// (the active neurons of a sparse layer). BM_SparseFfnDensity takes a layer's
+// active set as a run hands it over (ascending, a share `density` of the
+// bundles) and reads the same bundles plainly beside the kernel.
 #include <benchmark/benchmark.h>
 #include <sys/mman.h>
 
@@ -68,6 +70,46 @@ void PickBundles(const Arena& a, Random& rng, std::vector<const uint8_t*>& activ
     const int64_t b = contiguous ? start + k : rng.Below(a.bundles);
     active[k] = a.data() + b * a.shape.bundle_bytes();
   }
+}
+
+// A layer's active set as the engine hands it to the kernel: ascending
+// addresses from a random start, each bundle taken with probability
+// `density_pct` %, until `active` is full (100: consecutive bundles).
+void PickLayerBundles(const Arena& a, Random& rng, std::vector<const uint8_t*>& active,
+                      int density_pct) {
+  const int64_t n = static_cast<int64_t>(active.size());
+  const int64_t span = n * 100 / density_pct + 64 * 100 / density_pct;  // room for the draw
+  const int64_t start = rng.Below(static_cast<uint32_t>(std::max<int64_t>(1, a.bundles - span)));
+  int64_t k = 0;
+  for (int64_t b = start; k < n && b < a.bundles; ++b) {
+    if (density_pct >= 100 || rng.Below(100) < static_cast<uint32_t>(density_pct)) {
+      active[k++] = a.data() + b * a.shape.bundle_bytes();
+    }
+  }
+  for (; k < n; ++k) active[k] = active[k - 1];  // past the arena's end (not seen at these sizes)
+}
+
+// Reads every byte of the bundles in `active`, prefetching as the kernel does,
+// and only sums them: what one core reads of that access pattern.
+uint64_t SumBundles(const Arena& a, const std::vector<const uint8_t*>& active) {
+  const int64_t words = a.shape.bundle_bytes() / 8;
+  const int count = static_cast<int>(active.size());
+  const BundlePrefetcher prefetch(active.data(), count, a.shape.bundle_bytes());
+  uint64_t sum = 0;
+  for (int k = 0; k < count; ++k) {
+    const uint8_t* b = active[k];
+    prefetch.Before(k);  // as the kernel does
+    uint64_t lane[8] = {};
+    for (int64_t w = 0; w + 8 <= words; w += 8) {
+      for (int l = 0; l < 8; ++l) {
+        uint64_t v;
+        std::memcpy(&v, b + (w + l) * 8, 8);
+        lane[l] += v;
+      }
+    }
+    for (uint64_t v : lane) sum += v;
+  }
+  return sum;
 }
 
 // One call of the kernel on `path` (portable or the dispatched one) over `active`.
@@ -206,36 +248,50 @@ BENCHMARK(BM_SparseFfnBetweenStreams)
 
 void BM_BundleRead(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), 512, state.range(1) == 1);
-  const int64_t words = a.shape.bundle_bytes() / 8;
   Random rng(3);
   std::vector<const uint8_t*> active(2048);
-  uint64_t sum = 0;
   for (auto _ : state) {
     state.PauseTiming();
     PickBundles(a, rng, active);
     state.ResumeTiming();
-    const int count = static_cast<int>(active.size());
-    const BundlePrefetcher prefetch(active.data(), count, a.shape.bundle_bytes());
-    for (int k = 0; k < count; ++k) {
-      const uint8_t* b = active[k];
-      prefetch.Before(k);  // as the kernel does
-      uint64_t lane[8] = {};
-      for (int64_t w = 0; w + 8 <= words; w += 8) {
-        for (int l = 0; l < 8; ++l) {
-          uint64_t v;
-          std::memcpy(&v, b + (w + l) * 8, 8);
-          lane[l] += v;
-        }
-      }
-      for (uint64_t v : lane) sum += v;
-    }
-    benchmark::DoNotOptimize(sum);
+    benchmark::DoNotOptimize(SumBundles(a, active));
   }
   state.SetBytesProcessed(state.iterations() * active.size() * a.shape.bundle_bytes());
 }
 BENCHMARK(BM_BundleRead)
     ->ArgNames({"bits", "huge"})
     ->ArgsProduct({{4, 8}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
+// The kernel (read 0) and the plain read of the same bundles (read 1) over a
+// layer's active set at `density` % of its bundles, in ascending order, on
+// huge pages over 4 GiB (a 7B model's weights): the access pattern sets what
+// one core reads, from about a tenth of a layer active (TurboSparse) to all
+// of it (a dense matrix). INT4 or INT8 g32, the path SparseFfn picks.
+void BM_SparseFfnDensity(benchmark::State& state) {
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), 4096, true);
+  const int density = static_cast<int>(state.range(1));
+  const bool read_only = state.range(2) == 1;
+  const FfnKernelShape& s = a.shape;
+  Random rng(3);
+  std::vector<const uint8_t*> active(2048);
+  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
+  for (auto _ : state) {
+    state.PauseTiming();
+    PickLayerBundles(a, rng, active, density);
+    state.ResumeTiming();
+    if (read_only) {
+      benchmark::DoNotOptimize(SumBundles(a, active));
+    } else {
+      RunKernel(s, false, active, x, out);
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
+  state.SetLabel(read_only ? "read" : SparseFfnTarget(s));
+}
+BENCHMARK(BM_SparseFfnDensity)
+    ->ArgNames({"bits", "density", "read"})
+    ->ArgsProduct({{4, 8}, {10, 25, 50, 75, 100}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 void BM_DramRead(benchmark::State& state) {
