@@ -124,22 +124,40 @@ void RunKernel(const FfnKernelShape& s, bool portable, const std::vector<const u
   benchmark::DoNotOptimize(out.data());
 }
 
-void BM_SparseFfn(benchmark::State& state) {
-  const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1), state.range(4) == 1);
-  const bool portable = state.range(2) == 1;
-  const bool contiguous = state.range(3) == 1;
+// What a timed pass does with its 2,048 bundles.
+enum class BundleWork { kKernel, kPortableKernel, kRead };
+
+// Times `work` over 2,048 bundles of `a`, drawn anew before each pass
+// (untimed) by `pick(rng, active)`, in bundle bytes per second.
+template <typename Pick>
+void TimeBundles(benchmark::State& state, const Arena& a, BundleWork work, Pick&& pick) {
   const FfnKernelShape& s = a.shape;
   Random rng(3);
   std::vector<const uint8_t*> active(2048);
   std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
   for (auto _ : state) {
     state.PauseTiming();
-    PickBundles(a, rng, active, contiguous);
+    pick(rng, active);
     state.ResumeTiming();
-    RunKernel(s, portable, active, x, out);
+    if (work == BundleWork::kRead) {
+      benchmark::DoNotOptimize(SumBundles(a, active));
+    } else {
+      RunKernel(s, work == BundleWork::kPortableKernel, active, x, out);
+    }
   }
   state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
-  state.SetLabel(portable ? SparseFfnPortableTarget() : SparseFfnTarget(s));
+  state.SetLabel(work == BundleWork::kRead             ? "read"
+                 : work == BundleWork::kPortableKernel ? SparseFfnPortableTarget()
+                                                       : SparseFfnTarget(s));
+}
+
+void BM_SparseFfn(benchmark::State& state) {
+  const Arena a = MakeArena(static_cast<int>(state.range(0)), state.range(1), state.range(4) == 1);
+  const bool contiguous = state.range(3) == 1;
+  TimeBundles(state, a, state.range(2) == 1 ? BundleWork::kPortableKernel : BundleWork::kKernel,
+              [&](Random& rng, std::vector<const uint8_t*>& active) {
+                PickBundles(a, rng, active, contiguous);
+              });
 }
 BENCHMARK(BM_SparseFfn)
     ->ArgNames({"bits", "arena_mib", "path", "contiguous", "huge"})
@@ -248,15 +266,9 @@ BENCHMARK(BM_SparseFfnBetweenStreams)
 
 void BM_BundleRead(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), 512, state.range(1) == 1);
-  Random rng(3);
-  std::vector<const uint8_t*> active(2048);
-  for (auto _ : state) {
-    state.PauseTiming();
+  TimeBundles(state, a, BundleWork::kRead, [&](Random& rng, std::vector<const uint8_t*>& active) {
     PickBundles(a, rng, active);
-    state.ResumeTiming();
-    benchmark::DoNotOptimize(SumBundles(a, active));
-  }
-  state.SetBytesProcessed(state.iterations() * active.size() * a.shape.bundle_bytes());
+  });
 }
 BENCHMARK(BM_BundleRead)
     ->ArgNames({"bits", "huge"})
@@ -271,23 +283,10 @@ BENCHMARK(BM_BundleRead)
 void BM_SparseFfnDensity(benchmark::State& state) {
   const Arena a = MakeArena(static_cast<int>(state.range(0)), 4096, true);
   const int density = static_cast<int>(state.range(1));
-  const bool read_only = state.range(2) == 1;
-  const FfnKernelShape& s = a.shape;
-  Random rng(3);
-  std::vector<const uint8_t*> active(2048);
-  std::vector<float> x(s.d_model, 0.5f), out(s.d_model, 0.0f);
-  for (auto _ : state) {
-    state.PauseTiming();
-    PickLayerBundles(a, rng, active, density);
-    state.ResumeTiming();
-    if (read_only) {
-      benchmark::DoNotOptimize(SumBundles(a, active));
-    } else {
-      RunKernel(s, false, active, x, out);
-    }
-  }
-  state.SetBytesProcessed(state.iterations() * active.size() * s.bundle_bytes());
-  state.SetLabel(read_only ? "read" : SparseFfnTarget(s));
+  TimeBundles(state, a, state.range(2) == 1 ? BundleWork::kRead : BundleWork::kKernel,
+              [&](Random& rng, std::vector<const uint8_t*>& active) {
+                PickLayerBundles(a, rng, active, density);
+              });
 }
 BENCHMARK(BM_SparseFfnDensity)
     ->ArgNames({"bits", "density", "read"})
