@@ -12,7 +12,9 @@
 #include <sstream>
 #include <string>
 
+#include "engine/run_summary.h"
 #include "gtest/gtest.h"
+#include "sim/simulator.h"
 #include "traces/test_util.h"
 
 namespace sparseflash::cli {
@@ -90,6 +92,52 @@ TEST(Validation, EachMissIsPrintedWithItsReason) {
   EXPECT_NE(md.find("- `u-known` ("), std::string::npos) << md;
   EXPECT_NE(md.find("): the reason\n"), std::string::npos) << md;
   EXPECT_NE(md.find("- `u-unexplained` ("), std::string::npos) << md;
+}
+
+// A user's run that repeats a catalog entry's configuration shows that entry's
+// published figure beside its own: the four in-memory Mistral-7B entries of
+// PowerInfer-2's Table 2 share one configuration. Naming a default explicitly
+// or another seed is the same configuration; another thread count or a trace
+// file is not.
+TEST(Validation, ARunShowsThePublishedFiguresItRepeats) {
+  absl::StatusOr<std::vector<ValidationCase>> catalog = LoadValidationCatalog({});
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  const ValidationCase* entry = nullptr;
+  for (const ValidationCase& v : *catalog) {
+    if (v.id == "b-inmemory-powerinfer") entry = &v;
+  }
+  ASSERT_NE(entry, nullptr);
+  SimulationConfig c = entry->config;
+  c.tokens = 40;
+  c.seed = 5;
+  absl::StatusOr<SimulationResult> r = Simulate(c);
+  ASSERT_TRUE(r.ok()) << r.status();
+  auto ids = [&](const SimulationConfig& config) {
+    std::vector<std::string> out;
+    for (const ValidationResult& p : PublishedForRun(*catalog, config, *r)) {
+      out.push_back(p.entry->id);
+    }
+    return out;
+  };
+  const std::vector<std::string> expected = {"b-inmemory-powerinfer", "b-inmemory-llmflash",
+                                             "b-inmemory-powerinfer-dram",
+                                             "b-inmemory-llmflash-dram"};
+  EXPECT_EQ(ids(c), expected);
+  const std::vector<ValidationResult> published = PublishedForRun(*catalog, c, *r);
+  ASSERT_FALSE(published.empty());
+  const double tokens_per_s = sparseflash::Summarize(r->record).decode_tokens_per_s;
+  EXPECT_DOUBLE_EQ(published[0].simulated, tokens_per_s);
+  EXPECT_DOUBLE_EQ(published[0].error, tokens_per_s / 12.4 - 1);
+
+  SimulationConfig named = c;  // the resolved thread count, named
+  named.threads = std::stoi(r->options.at("threads"));
+  EXPECT_EQ(ids(named), expected);
+  SimulationConfig other = c;
+  other.threads = named.threads == 1 ? 2 : 1;
+  EXPECT_TRUE(ids(other).empty());
+  SimulationConfig from_file = c;
+  from_file.trace_path = "recorded.trace";
+  EXPECT_TRUE(ids(from_file).empty());
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "sim/simulator.h"
 #include "tools/cli.h"
 #include "tools/run_store.h"
+#include "tools/validation.h"
 #include "traces/model_catalog.h"
 
 namespace sparseflash::cli {
@@ -73,6 +74,47 @@ void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSu
   absl::PrintF("%s\n", absl::StrJoin(kv, " "));
 }
 
+// The published figures the run repeats (validation/*.textproto), each beside
+// the run's own; or where to find the ones it does not.
+void PrintPublished(const std::vector<ValidationResult>& published, size_t catalog_size) {
+  if (published.empty()) {
+    absl::PrintF(
+        "  published         none for this configuration (`sparseflash validate` checks %zu "
+        "published figures)\n",
+        catalog_size);
+    return;
+  }
+  for (const ValidationResult& p : published) {
+    const ValidationCase& e = *p.entry;
+    absl::PrintF(
+        "  published         %s %s in %s (%s); this run %s, %+.1f %% (%s validate's tolerance of "
+        "%.0f %%)\n",
+        MetricName(e.metric), FormatMetricValue(e.metric, e.published), e.source, e.id,
+        FormatMetricValue(e.metric, p.simulated), 100 * p.error, p.within() ? "within" : "outside",
+        100 * e.tolerance);
+    if (!p.within()) absl::PrintF("                    why: %s\n", p.Explanation());
+  }
+}
+
+nlohmann::ordered_json PublishedJson(const std::vector<ValidationResult>& published) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const ValidationResult& p : published) {
+    const ValidationCase& e = *p.entry;
+    nlohmann::ordered_json j;
+    j["id"] = e.id;
+    j["source"] = e.source;
+    j["metric"] = MetricName(e.metric);
+    j["published"] = e.published;
+    j["this_run"] = p.simulated;
+    j["error"] = p.error;
+    j["tolerance"] = e.tolerance;
+    j["within"] = p.within();
+    if (!p.within()) j["why"] = p.Explanation();
+    out.push_back(j);
+  }
+  return out;
+}
+
 int RunSimulate(const SimulateArgs& a) {
   TuneHeapForSimulation(1);  // its per-neuron arrays in huge pages: a third fewer seconds
   SimulationConfig c;
@@ -125,10 +167,16 @@ int RunSimulate(const SimulateArgs& a) {
     if (!id.ok()) return ReportError(id.status());
     std::fprintf(stderr, "stored as run %lld in %s\n", static_cast<long long>(*id), a.db.c_str());
   }
+  absl::StatusOr<std::vector<ValidationCase>> catalog = LoadValidationCatalog({});
+  if (!catalog.ok()) return ReportError(catalog.status());
+  const std::vector<ValidationResult> published = PublishedForRun(*catalog, c, *r);
   if (a.json) {
-    std::cout << figures.dump(2) << "\n";
+    nlohmann::ordered_json out = figures;
+    out["published"] = PublishedJson(published);
+    std::cout << out.dump(2) << "\n";
   } else {
     PrintText(c, *r, s);
+    PrintPublished(published, catalog->size());
   }
   if (!a.chrome_trace.empty()) {
     std::fprintf(stderr,

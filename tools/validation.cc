@@ -293,6 +293,41 @@ std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& c
   return results;
 }
 
+namespace {
+
+// A run's configuration as the results database keys it, less what a
+// published figure does not depend on (the decode tokens and the seed).
+std::string ComparableConfig(const SimulationConfig& c) {
+  RunConfig k = MakeRunConfig(c);
+  k.tokens = 0;
+  k.seed = 0;
+  return k.CanonicalText();
+}
+
+}  // namespace
+
+std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>& catalog,
+                                              const SimulationConfig& c,
+                                              const SimulationResult& r) {
+  std::vector<ValidationResult> out;
+  if (!c.trace_path.empty()) return out;
+  const std::string run = ComparableConfig(c);
+  const RunSummary s = Summarize(r.record);
+  for (const ValidationCase& v : catalog) {
+    const SimulationConfig& e = v.config;
+    if (v.trace_only || e.device.name != c.device.name || e.model.name != c.model.name ||
+        e.strategy != c.strategy || ComparableConfig(e) != run) {
+      continue;
+    }
+    ValidationResult m;
+    m.entry = &v;
+    m.simulated = Pick(v, r, s);
+    m.error = m.simulated / v.published - 1;
+    out.push_back(m);
+  }
+  return out;
+}
+
 absl::Status StoreValidation(const std::string& db_path,
                              const std::vector<ValidationResult>& results) {
   absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(db_path);

@@ -69,6 +69,15 @@ struct ValidationOptions {
 std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& cases,
                                             const ValidationOptions& options);
 
+// The catalog's simulated entries that a run of `c` repeats: the same device
+// profile, model, generated trace, strategy, budget, prompt and options as
+// resolved (the decode tokens and the seed may differ). Each comes back with
+// `r`'s figure for the entry's metric and its error against the published
+// value, so a user's run shows the paper's figure beside its own. Empty for a
+// run of a trace file. The results point into `catalog`.
+std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>& catalog,
+                                              const SimulationConfig& c, const SimulationResult& r);
+
 // Stores each result (and its simulated run, unless that configuration is
 // stored already) in the results database at `db_path`, in one transaction.
 absl::Status StoreValidation(const std::string& db_path,
