@@ -75,13 +75,22 @@ void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSu
 }
 
 // The published figures the run repeats (validation/*.textproto), each beside
-// the run's own; or where to find the ones it does not.
-void PrintPublished(const std::vector<ValidationResult>& published, size_t catalog_size) {
-  if (published.empty()) {
+// the run's own; or, when it repeats none, the entries on its device, model and
+// strategy.
+void PrintPublished(const std::vector<ValidationResult>& published,
+                    const std::vector<std::string>& near, size_t catalog_size) {
+  if (published.empty() && near.empty()) {
     absl::PrintF(
         "  published         none for this configuration (`sparseflash validate` checks %zu "
         "published figures)\n",
         catalog_size);
+    return;
+  }
+  if (published.empty()) {
+    absl::PrintF(
+        "  published         none for this configuration; for this device, model and strategy: "
+        "%s (`sparseflash validate --only ID`)\n",
+        absl::StrJoin(near, ", "));
     return;
   }
   for (const ValidationResult& p : published) {
@@ -176,7 +185,7 @@ int RunSimulate(const SimulateArgs& a) {
     std::cout << out.dump(2) << "\n";
   } else {
     PrintText(c, *r, s);
-    PrintPublished(published, catalog->size());
+    PrintPublished(published, EntriesNear(*catalog, c), catalog->size());
   }
   if (!a.chrome_trace.empty()) {
     std::fprintf(stderr,

@@ -295,6 +295,10 @@ std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& c
 
 namespace {
 
+bool SameDeviceModelStrategy(const SimulationConfig& a, const SimulationConfig& b) {
+  return a.device.name == b.device.name && a.model.name == b.model.name && a.strategy == b.strategy;
+}
+
 // A run's configuration as the results database keys it, less what a
 // published figure does not depend on (the decode tokens and the seed).
 std::string ComparableConfig(const SimulationConfig& c) {
@@ -315,15 +319,21 @@ std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>&
   const RunSummary s = Summarize(r.record);
   for (const ValidationCase& v : catalog) {
     const SimulationConfig& e = v.config;
-    if (v.trace_only || e.device.name != c.device.name || e.model.name != c.model.name ||
-        e.strategy != c.strategy || ComparableConfig(e) != run) {
-      continue;
-    }
+    if (v.trace_only || !SameDeviceModelStrategy(e, c) || ComparableConfig(e) != run) continue;
     ValidationResult m;
     m.entry = &v;
     m.simulated = Pick(v, r, s);
     m.error = m.simulated / v.published - 1;
     out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<std::string> EntriesNear(const std::vector<ValidationCase>& catalog,
+                                     const SimulationConfig& c) {
+  std::vector<std::string> out;
+  for (const ValidationCase& v : catalog) {
+    if (!v.trace_only && SameDeviceModelStrategy(v.config, c)) out.push_back(v.id);
   }
   return out;
 }

@@ -78,6 +78,11 @@ std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& c
 std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>& catalog,
                                               const SimulationConfig& c, const SimulationResult& r);
 
+// The ids of the catalog's entries on `c`'s device, model and strategy (at any
+// budget or options): where to look when a run repeats none of them.
+std::vector<std::string> EntriesNear(const std::vector<ValidationCase>& catalog,
+                                     const SimulationConfig& c);
+
 // Stores each result (and its simulated run, unless that configuration is
 // stored already) in the results database at `db_path`, in one transaction.
 absl::Status StoreValidation(const std::string& db_path,
