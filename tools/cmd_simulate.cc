@@ -105,25 +105,6 @@ void PrintPublished(const std::vector<ValidationResult>& published,
   }
 }
 
-nlohmann::ordered_json PublishedJson(const std::vector<ValidationResult>& published) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const ValidationResult& p : published) {
-    const ValidationCase& e = *p.entry;
-    nlohmann::ordered_json j;
-    j["id"] = e.id;
-    j["source"] = e.source;
-    j["metric"] = MetricName(e.metric);
-    j["published"] = e.published;
-    j["this_run"] = p.simulated;
-    j["error"] = p.error;
-    j["tolerance"] = e.tolerance;
-    j["within"] = p.within();
-    if (!p.within()) j["why"] = p.Explanation();
-    out.push_back(j);
-  }
-  return out;
-}
-
 int RunSimulate(const SimulateArgs& a) {
   TuneHeapForSimulation(1);  // its per-neuron arrays in huge pages: a third fewer seconds
   SimulationConfig c;
@@ -181,7 +162,8 @@ int RunSimulate(const SimulateArgs& a) {
   const std::vector<ValidationResult> published = PublishedForRun(*catalog, c, *r);
   if (a.json) {
     nlohmann::ordered_json out = figures;
-    out["published"] = PublishedJson(published);
+    out["published"] = nlohmann::ordered_json::array();
+    for (const ValidationResult& p : published) out["published"].push_back(ValidationResultJson(p));
     std::cout << out.dump(2) << "\n";
   } else {
     PrintText(c, *r, s);

@@ -64,26 +64,7 @@ void PrintTable(const std::vector<ValidationResult>& results) {
 
 nlohmann::ordered_json ToJson(const std::vector<ValidationResult>& results) {
   nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  for (const ValidationResult& r : results) {
-    const ValidationCase& e = *r.entry;
-    nlohmann::ordered_json j;
-    j["id"] = e.id;
-    j["group"] = e.group;
-    j["source"] = e.source;
-    j["tag"] = e.tag;
-    j["metric"] = MetricName(e.metric);
-    j["published"] = e.published;
-    if (r.status.ok()) {
-      j["simulated"] = r.simulated;
-      j["error"] = r.error;
-      j["within_tolerance"] = r.within();
-      j["detail"] = r.detail;
-      if (const std::string why = r.Explanation(); !why.empty()) j["explanation"] = why;
-    } else {
-      j["failed"] = std::string(r.status.message());
-    }
-    out.push_back(j);
-  }
+  for (const ValidationResult& r : results) out.push_back(ValidationResultJson(r));
   return out;
 }
 

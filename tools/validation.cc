@@ -392,6 +392,27 @@ ErrorSummary Summarize(const std::vector<const ValidationResult*>& results) {
   return s;
 }
 
+nlohmann::ordered_json ValidationResultJson(const ValidationResult& r) {
+  const ValidationCase& e = *r.entry;
+  nlohmann::ordered_json j;
+  j["id"] = e.id;
+  j["group"] = e.group;
+  j["source"] = e.source;
+  j["tag"] = e.tag;
+  j["metric"] = MetricName(e.metric);
+  j["published"] = e.published;
+  if (r.status.ok()) {
+    j["simulated"] = r.simulated;
+    j["error"] = r.error;
+    j["within_tolerance"] = r.within();
+    if (!r.detail.empty()) j["detail"] = r.detail;
+    if (const std::string why = r.Explanation(); !why.empty()) j["explanation"] = why;
+  } else {
+    j["failed"] = std::string(r.status.message());
+  }
+  return j;
+}
+
 std::string FormatMetricValue(ValidationMetric m, double v) {
   switch (m) {
     case ValidationMetric::kHitRate:

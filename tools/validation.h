@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
 #include "reports/results_db.h"
 #include "sim/simulator.h"
 
@@ -94,6 +95,11 @@ struct ErrorSummary {
   double median = 0, max = 0;
 };
 ErrorSummary Summarize(const std::vector<const ValidationResult*>& results);
+
+// One result as `validate --json` prints it (and `simulate --json` under
+// `published`): the entry, its published and simulated values, the error, and
+// why it misses or why it failed.
+nlohmann::ordered_json ValidationResultJson(const ValidationResult& r);
 
 // A metric's value as the tables show it ("12.3 %" for shares, else 4 digits).
 std::string FormatMetricValue(ValidationMetric metric, double value);
