@@ -6,6 +6,7 @@
 // --markdown` prints, so both are updated on purpose.
 #include "tools/validation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -14,7 +15,9 @@
 
 #include "engine/run_summary.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "sim/simulator.h"
+#include "tests/cli_runner.h"
 #include "traces/test_util.h"
 
 namespace sparseflash::cli {
@@ -140,6 +143,35 @@ TEST(Validation, ARunShowsThePublishedFiguresItRepeats) {
   SimulationConfig from_file = c;
   from_file.trace_path = "recorded.trace";
   EXPECT_TRUE(ids(from_file).empty());
+}
+
+// `validate --json` gives each simulated entry the command line that runs it,
+// and that command's run shows the entry's published figure: a budget given as
+// a fraction of the weights (written in bytes), one given as the FFN's share
+// with options, and one given as a size.
+TEST(Validation, AnEntrysCommandRunsItsConfiguration) {
+  absl::StatusOr<std::vector<ValidationCase>> catalog = LoadValidationCatalog({});
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  for (const std::string id :
+       {"a-lf-table2-windowing", "c-ablation-cache", "b-inmemory-powerinfer"}) {
+    const ValidationCase* entry = nullptr;
+    for (const ValidationCase& v : *catalog) {
+      if (v.id == id) entry = &v;
+    }
+    ASSERT_NE(entry, nullptr) << id;
+    const std::string command = SimulateCommand(*entry);
+    const std::string prefix = "sparseflash ";
+    ASSERT_TRUE(command.starts_with(prefix)) << command;
+    const testing::CliOutcome run = testing::Shell(
+        testing::CliCommandLine(command.substr(prefix.size()) + " --tokens 16 --json") +
+        " 2>/dev/null");
+    ASSERT_EQ(run.code, 0) << command;
+    const nlohmann::json out = nlohmann::json::parse(run.out);
+    std::vector<std::string> published;
+    for (const auto& p : out.at("published")) published.push_back(p.at("id"));
+    EXPECT_NE(std::find(published.begin(), published.end(), id), published.end())
+        << command << " shows " << out.at("published").dump();
+  }
 }
 
 }  // namespace

@@ -78,7 +78,7 @@ void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSu
 // the run's own; or, when it repeats none, the entries on its device, model and
 // strategy.
 void PrintPublished(const std::vector<ValidationResult>& published,
-                    const std::vector<std::string>& near, size_t catalog_size) {
+                    const std::vector<std::string>& near, size_t catalog_size, uint64_t tokens) {
   if (published.empty() && near.empty()) {
     absl::PrintF(
         "  published         none for this configuration (`sparseflash validate` checks %zu "
@@ -101,6 +101,11 @@ void PrintPublished(const std::vector<ValidationResult>& published,
         MetricName(e.metric), FormatMetricValue(e.metric, e.published), e.source, e.id,
         FormatMetricValue(e.metric, p.simulated), 100 * p.error, p.within() ? "within" : "outside",
         100 * e.tolerance);
+    if (e.config.tokens != tokens) {
+      absl::PrintF("                    (this run decodes %llu tokens, validate %llu)\n",
+                   static_cast<unsigned long long>(tokens),
+                   static_cast<unsigned long long>(e.config.tokens));
+    }
     if (!p.within()) absl::PrintF("                    why: %s\n", p.Explanation());
   }
 }
@@ -167,7 +172,7 @@ int RunSimulate(const SimulateArgs& a) {
     std::cout << out.dump(2) << "\n";
   } else {
     PrintText(c, *r, s);
-    PrintPublished(published, EntriesNear(*catalog, c), catalog->size());
+    PrintPublished(published, EntriesNear(*catalog, c), catalog->size(), c.tokens);
   }
   if (!a.chrome_trace.empty()) {
     std::fprintf(stderr,

@@ -95,6 +95,10 @@ int RunValidate(const ValidateArgs& a) {
     std::cout << ValidationMarkdown(results);
   } else {
     PrintTable(results);
+    if (results.size() == 1 && !SimulateCommand(*results[0].entry).empty()) {
+      absl::PrintF("\nthis entry alone, with every figure of the run:\n  %s\n",
+                   SimulateCommand(*results[0].entry));
+    }
   }
   for (const ValidationResult& r : results) {
     if (!r.status.ok()) return 1;

@@ -16,6 +16,7 @@
 #include "common/units.h"
 #include "devices/device_catalog.h"
 #include "engine/model_bytes.h"
+#include "engine/run_setup.h"
 #include "engine/run_summary.h"
 #include "tools/run_store.h"
 #include "tools/validation.pb.h"
@@ -81,6 +82,8 @@ absl::StatusOr<ValidationCase> ToCase(const ValidationEntry& e, const std::strin
   v.published = e.published();
   v.tolerance = e.tolerance() > 0 ? e.tolerance() : 0.25;
   v.window = e.window();
+  v.device_ref = e.device();
+  v.model_ref = e.model();
   if (v.id.empty()) return EntryError(file, e, "an entry needs an id");
   if (!(v.published > 0)) return EntryError(file, e, "published must be > 0");
   absl::StatusOr<ModelSpec> model = LoadModel(e.model());
@@ -329,6 +332,21 @@ std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>&
   return out;
 }
 
+std::string SimulateCommand(const ValidationCase& v) {
+  if (v.trace_only) return "";
+  const SimulationConfig& c = v.config;
+  std::string out = absl::StrCat("sparseflash simulate --device ", v.device_ref, " --model ",
+                                 v.model_ref, " --strategy ", c.strategy);
+  if (c.memory_bytes >= 0) absl::StrAppend(&out, " --memory ", c.memory_bytes);
+  if (c.ffn_resident >= 0) absl::StrAppend(&out, " --ffn-resident ", c.ffn_resident);
+  if (!c.policy.empty()) absl::StrAppend(&out, " --policy ", c.policy);
+  if (c.threads > 0) absl::StrAppend(&out, " --threads ", c.threads);
+  if (c.prompt_tokens > 0) absl::StrAppend(&out, " --prompt-tokens ", c.prompt_tokens);
+  if (c.tokens != kDefaultDecodeTokens) absl::StrAppend(&out, " --tokens ", c.tokens);
+  for (const std::string& o : c.options) absl::StrAppend(&out, " --option ", o);
+  return out;
+}
+
 std::vector<std::string> EntriesNear(const std::vector<ValidationCase>& catalog,
                                      const SimulationConfig& c) {
   std::vector<std::string> out;
@@ -407,6 +425,7 @@ nlohmann::ordered_json ValidationResultJson(const ValidationResult& r) {
     j["within_tolerance"] = r.within();
     if (!r.detail.empty()) j["detail"] = r.detail;
     if (const std::string why = r.Explanation(); !why.empty()) j["explanation"] = why;
+    if (const std::string command = SimulateCommand(e); !command.empty()) j["command"] = command;
   } else {
     j["failed"] = std::string(r.status.message());
   }

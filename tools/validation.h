@@ -39,9 +39,10 @@ struct ValidationCase {
   ValidationMetric metric = ValidationMetric::kDecodeTokensPerS;
   double published = 0;
   double tolerance = 0.25;
-  int window = 0;           // trace metrics
-  bool trace_only = false;  // no device or strategy: a statistic of the model's trace
-  SimulationConfig config;  // device, model, strategy, options, budget, tokens
+  int window = 0;                     // trace metrics
+  bool trace_only = false;            // no device or strategy: a statistic of the model's trace
+  SimulationConfig config;            // device, model, strategy, options, budget, tokens
+  std::string device_ref, model_ref;  // the entry's device and model as written (name or file)
 };
 
 // The built-in catalog, then `extra_files` (entries of the user's own).
@@ -78,6 +79,12 @@ std::vector<ValidationResult> RunValidation(const std::vector<ValidationCase>& c
 // run of a trace file. The results point into `catalog`.
 std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>& catalog,
                                               const SimulationConfig& c, const SimulationResult& r);
+
+// The `sparseflash simulate` command line that runs a simulated entry's
+// configuration (its budget in bytes, as the entry resolves it); a run of it
+// prints the entry's published figure beside its own. Empty for a trace
+// statistic.
+std::string SimulateCommand(const ValidationCase& v);
 
 // The ids of the catalog's entries on `c`'s device, model and strategy (at any
 // budget or options): where to look when a run repeats none of them.
