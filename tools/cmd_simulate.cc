@@ -78,7 +78,14 @@ void PrintText(const SimulationConfig& c, const SimulationResult& r, const RunSu
 // the run's own; or, when it repeats none, the entries on its device, model and
 // strategy.
 void PrintPublished(const std::vector<ValidationResult>& published,
-                    const std::vector<std::string>& near, size_t catalog_size, uint64_t tokens) {
+                    const std::vector<std::string>& near, size_t catalog_size, uint64_t tokens,
+                    bool trace_file) {
+  if (trace_file) {
+    absl::PrintF(
+        "  published         none: the catalog's figures are simulated on generated traces, "
+        "not on a trace file\n");
+    return;
+  }
   if (published.empty() && near.empty()) {
     absl::PrintF(
         "  published         none for this configuration (`sparseflash validate` checks %zu "
@@ -172,7 +179,8 @@ int RunSimulate(const SimulateArgs& a) {
     std::cout << out.dump(2) << "\n";
   } else {
     PrintText(c, *r, s);
-    PrintPublished(published, EntriesNear(*catalog, c), catalog->size(), c.tokens);
+    PrintPublished(published, EntriesNear(*catalog, c), catalog->size(), c.tokens,
+                   !c.trace_path.empty());
   }
   if (!a.chrome_trace.empty()) {
     std::fprintf(stderr,
