@@ -6,8 +6,11 @@
 // --markdown` prints, so both are updated on purpose.
 #include "tools/validation.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -172,6 +175,31 @@ TEST(Validation, AnEntrysCommandRunsItsConfiguration) {
     EXPECT_NE(std::find(published.begin(), published.end(), id), published.end())
         << command << " shows " << out.at("published").dump();
   }
+}
+
+// A user's catalog may name a profile file whose path a shell would split:
+// the command quotes it, so pasted as printed it still loads that file.
+TEST(Validation, AnEntrysCommandQuotesWhatTheShellWouldSplit) {
+  absl::StatusOr<std::vector<ValidationCase>> catalog = LoadValidationCatalog({});
+  ASSERT_TRUE(catalog.ok()) << catalog.status();
+  ValidationCase entry;
+  for (const ValidationCase& v : *catalog) {
+    if (v.id == "b-inmemory-powerinfer") entry = v;
+  }
+  ASSERT_EQ(entry.id, "b-inmemory-powerinfer");
+  const std::string dir = ::testing::TempDir() + "/sf quote's dir " + std::to_string(::getpid());
+  ASSERT_TRUE(std::filesystem::create_directories(dir));
+  entry.device_ref = dir + "/phone (copy).textproto";
+  std::filesystem::copy_file("devices/catalog/oneplus12.textproto", entry.device_ref);
+  const std::string command = SimulateCommand(entry);
+  EXPECT_NE(command.find("--device '"), std::string::npos) << command;
+  const testing::CliOutcome run =
+      testing::Shell(testing::CliCommandLine(command.substr(std::string("sparseflash ").size()) +
+                                             " --tokens 4 --json") +
+                     " 2>/dev/null");
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(run.code, 0) << command;
+  EXPECT_EQ(nlohmann::json::parse(run.out).at("device").get<std::string>(), "oneplus12") << run.out;
 }
 
 }  // namespace

@@ -95,9 +95,9 @@ int RunValidate(const ValidateArgs& a) {
     std::cout << ValidationMarkdown(results);
   } else {
     PrintTable(results);
-    if (results.size() == 1 && !SimulateCommand(*results[0].entry).empty()) {
-      absl::PrintF("\nthis entry alone, with every figure of the run:\n  %s\n",
-                   SimulateCommand(*results[0].entry));
+    const std::string command = results.size() == 1 ? SimulateCommand(*results[0].entry) : "";
+    if (!command.empty()) {
+      absl::PrintF("\nthis entry alone, with every figure of the run:\n  %s\n", command);
     }
   }
   for (const ValidationResult& r : results) {

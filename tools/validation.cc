@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/embedded_file.h"
@@ -332,18 +334,37 @@ std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>&
   return out;
 }
 
+namespace {
+
+// `word` as one POSIX shell word: as it is when every character is one the
+// shell takes literally, else in single quotes (a quote inside closed,
+// escaped and reopened), so a path with spaces pastes as one argument.
+std::string ShellWord(std::string_view word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char ch) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(ch)) ||
+           absl::StrContains("@%+=:,./-_", ch);
+  });
+  if (plain) return std::string(word);
+  std::string quoted = "'";
+  for (char ch : word) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return quoted + "'";
+}
+
+}  // namespace
+
 std::string SimulateCommand(const ValidationCase& v) {
   if (v.trace_only) return "";
   const SimulationConfig& c = v.config;
-  std::string out = absl::StrCat("sparseflash simulate --device ", v.device_ref, " --model ",
-                                 v.model_ref, " --strategy ", c.strategy);
+  std::string out =
+      absl::StrCat("sparseflash simulate --device ", ShellWord(v.device_ref), " --model ",
+                   ShellWord(v.model_ref), " --strategy ", ShellWord(c.strategy));
   if (c.memory_bytes >= 0) absl::StrAppend(&out, " --memory ", c.memory_bytes);
   if (c.ffn_resident >= 0) absl::StrAppend(&out, " --ffn-resident ", c.ffn_resident);
-  if (!c.policy.empty()) absl::StrAppend(&out, " --policy ", c.policy);
+  if (!c.policy.empty()) absl::StrAppend(&out, " --policy ", ShellWord(c.policy));
   if (c.threads > 0) absl::StrAppend(&out, " --threads ", c.threads);
   if (c.prompt_tokens > 0) absl::StrAppend(&out, " --prompt-tokens ", c.prompt_tokens);
   if (c.tokens != kDefaultDecodeTokens) absl::StrAppend(&out, " --tokens ", c.tokens);
-  for (const std::string& o : c.options) absl::StrAppend(&out, " --option ", o);
+  for (const std::string& o : c.options) absl::StrAppend(&out, " --option ", ShellWord(o));
   return out;
 }
 
