@@ -1,5 +1,6 @@
 #include "engine/neuron_cache.h"
 
+#include <iterator>
 #include <list>
 #include <set>
 #include <utility>
@@ -400,6 +401,49 @@ TEST(LruPolicy, EvictsExactlyTheLeastRecentlyUsedKey) {
       }
       where[k] = order.insert(order.end(), k);
       lru.OnInsert(k);
+    }
+  }
+}
+
+// SIEVE against the paper's own description, a list with a hand (newest at the
+// front; the hand walks from the oldest towards the front and wraps to the
+// oldest): every eviction names the same key, through many of the array
+// queue's squeezes and hand wraps.
+TEST(SievePolicy, EvictsAsTheListWithAHandDoes) {
+  for (const auto [keys, capacity] :
+       {std::pair<uint32_t, size_t>{200, 50}, {5'000, 3'000}, {70'000, 2'000}}) {
+    absl::StatusOr<std::unique_ptr<EvictionPolicy>> sieve =
+        MakeEvictionPolicy("sieve", {.key_space = keys});
+    ASSERT_TRUE(sieve.ok());
+    std::list<CacheKey> queue;  // newest first
+    std::vector<std::list<CacheKey>::iterator> where(keys, queue.end());
+    std::vector<bool> visited(keys, false);
+    std::list<CacheKey>::iterator hand = queue.end();  // end: start at the oldest
+    Random rng(keys + 1);
+    for (int i = 0; i < 400'000; ++i) {
+      const CacheKey k =
+          static_cast<CacheKey>(rng.Uniform() < 0.5 ? rng.Below(keys / 10) : rng.Below(keys));
+      if (where[k] != queue.end()) {
+        visited[k] = true;
+        (*sieve)->OnHit(k);
+        continue;
+      }
+      if (queue.size() == capacity) {
+        auto at = hand != queue.end() ? hand : std::prev(queue.end());
+        while (visited[*at]) {
+          visited[*at] = false;
+          at = at == queue.begin() ? std::prev(queue.end()) : std::prev(at);
+        }
+        hand = at == queue.begin() ? queue.end() : std::prev(at);
+        const CacheKey victim = (*sieve)->Evict();
+        ASSERT_EQ(victim, *at) << "access " << i << ", " << keys << " keys";
+        where[victim] = queue.end();
+        queue.erase(at);
+      }
+      queue.push_front(k);
+      where[k] = queue.begin();
+      visited[k] = false;
+      (*sieve)->OnInsert(k);
     }
   }
 }
