@@ -350,6 +350,16 @@ const std::vector<Case>& Cases() {
       {"sweep --config {d}/sweep.textproto --db {d}/s.db --shard abc", {"abc"}},
       {"sweep --config {d}/sweep.textproto --db {d}/s.db --jobs 0", {"--jobs"}},
       {"sweep --config {d}/sweep.textproto", {"--db"}},
+      // validate: the catalogs and the database are checked before any entry runs
+      {"validate --only nosuch", {"--only", "nosuch", "groups"}},
+      {"validate --catalog {d}/missing.textproto", {"missing.textproto"}},
+      {"validate --catalog {d}/folder", {"folder", "directory"}},
+      {"validate --catalog {d}/empty", {"empty", "no entry"}},
+      {"validate --catalog {d}/garbage", {"garbage"}},
+      {"validate --only a-lf-table2-naive --db {d}/folder", {"folder", "directory"}},
+      {"validate --only a-lf-table2-naive --db {d}/garbage", {"garbage"}},
+      {"validate --only a-lf-table2-naive --db {d}/foreign.db", {"foreign.db"}},
+      {"validate --jobs 0", {"--jobs"}},
       // db merge
       {"db merge {d}/m.db {d}/missing.db", {"missing.db"}},
       {"db merge {d}/m.db {d}/garbage", {"garbage"}},

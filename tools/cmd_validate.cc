@@ -4,11 +4,14 @@
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "nlohmann/json.hpp"
+#include "reports/results_db.h"
 #include "tools/cli.h"
 #include "tools/run_store.h"
 #include "tools/validation.h"
@@ -71,10 +74,21 @@ nlohmann::ordered_json ToJson(const std::vector<ValidationResult>& results) {
 int RunValidate(const ValidateArgs& a) {
   absl::StatusOr<std::vector<ValidationCase>> cases = LoadValidationCatalog(a.catalogs);
   if (!cases.ok()) return ReportError(cases.status());
+  if (!a.db.empty()) {  // a database that cannot take the results fails before the runs
+    absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(a.db);
+    if (!db.ok()) return ReportError(db.status());
+  }
   if (!a.only.empty()) {
+    std::set<std::string> groups;
+    for (const ValidationCase& c : *cases) groups.insert(c.group);
     std::erase_if(*cases, [&](const ValidationCase& c) {
       return c.group != a.only && !c.id.starts_with(a.only);
     });
+    if (cases->empty()) {
+      return ReportError(absl::NotFoundError(absl::StrCat(
+          "--only ", a.only, ": no entry of that group or whose id starts so (groups: ",
+          absl::StrJoin(groups, ", "), "; `validate --json` lists every id)")));
+    }
   }
   ProgressBar bar("validate");
   const auto start = std::chrono::steady_clock::now();

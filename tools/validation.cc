@@ -117,6 +117,11 @@ absl::Status AddFile(const std::string& text, const std::string& file,
                      std::vector<ValidationCase>* out) {
   proto::ValidationCatalog catalog;
   if (absl::Status s = ParseTextProto(text, file, &catalog); !s.ok()) return s;
+  if (catalog.entry().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        file,
+        ": holds no entry (a catalog is `entry { id: ... }` blocks, as validation/*.textproto)"));
+  }
   for (const ValidationEntry& e : catalog.entry()) {
     absl::StatusOr<ValidationCase> c = ToCase(e, file);
     if (!c.ok()) return c.status();
