@@ -7,13 +7,12 @@
 #include <mutex>
 #include <thread>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "common/embedded_file.h"
 #include "common/files.h"
 #include "common/heap_reuse.h"
+#include "common/shell_word.h"
 #include "common/textproto.h"
 #include "common/units.h"
 #include "devices/device_catalog.h"
@@ -338,24 +337,6 @@ std::vector<ValidationResult> PublishedForRun(const std::vector<ValidationCase>&
   }
   return out;
 }
-
-namespace {
-
-// `word` as one POSIX shell word: as it is when every character is one the
-// shell takes literally, else in single quotes (a quote inside closed,
-// escaped and reopened), so a path with spaces pastes as one argument.
-std::string ShellWord(std::string_view word) {
-  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char ch) {
-    return absl::ascii_isalnum(static_cast<unsigned char>(ch)) ||
-           absl::StrContains("@%+=:,./-_", ch);
-  });
-  if (plain) return std::string(word);
-  std::string quoted = "'";
-  for (char ch : word) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return quoted + "'";
-}
-
-}  // namespace
 
 std::string SimulateCommand(const ValidationCase& v) {
   if (v.trace_only) return "";
