@@ -230,6 +230,8 @@ const std::vector<Case>& Cases() {
       {"trace cachesim {d}/mixed_size.og", {"mixed_size.og", "record 1", "obj_size 16"}},
       {"trace cachesim {d}/good.trace --size 150%", {"--size", "150%"}},
       {"trace cachesim {d}/good.trace --size 10G", {"--size", "10G"}},
+      // a size's form is checked before the stream is read
+      {"trace cachesim {d}/missing.og --size 10%,abc", {"--size", "abc"}},
       {"trace cachesim {d}/good.trace --policy bogus", {"--policy", "bogus"}},
       {"trace cachesim {d}/good.trace --set bogus", {"--set", "bogus"}},
       {"trace cachesim {d}/good.trace --object-bytes 0", {"--object-bytes"}},

@@ -96,6 +96,12 @@ absl::StatusOr<StreamCacheResult> RepeatedRun(const RequestStream& stream,
 }
 
 int RunCachesim(const CachesimArgs& a) {
+  // The sizes' form is checked before the stream is read (a share's bytes need its working set).
+  for (const std::string& size : a.sizes) {
+    if (absl::StatusOr<int64_t> bytes = CacheBytes(size, 1); !bytes.ok()) {
+      return ReportError(bytes.status());
+    }
+  }
   const bool trace = IsTraceFile(a.stream);
   absl::StatusOr<RequestStream> stream =
       trace ? StreamOfTrace(a.stream, a.set, a.object_bytes) : ReadOracleGeneral(a.stream);
