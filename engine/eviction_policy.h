@@ -59,11 +59,14 @@ class EvictionPolicy {
   // False when no resident key may leave now (the sliding window keeps what the
   // current token uses); the missed key is then not cached.
   virtual bool HasVictim() const { return true; }
+  // Whether HasVictim() can ever be false; constant for a policy, so a cache of
+  // a policy that always has one skips asking.
+  virtual bool may_withhold_victims() const { return false; }
   // The engine finished a token (window policies age their contents here).
   virtual void OnTokenEnd() {}
   // After OnTokenEnd: a key that must leave now (forgotten by the policy), if any.
   virtual bool Expire(CacheKey* key) { return false; }
-  // False for static policies: a miss is served but never cached.
+  // False for static policies: a miss is served but never cached. Constant for a policy.
   virtual bool admits_misses() const { return true; }
 };
 

@@ -11,6 +11,8 @@ NeuronCache::NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPol
       admission_(std::move(admission)),
       present_((options_.key_space + 63) / 64, 0) {
   lru_ = dynamic_cast<LruPolicy*>(policy_.get());
+  admits_misses_ = policy_->admits_misses();
+  asks_for_victims_ = policy_->may_withhold_victims();
 }
 
 absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
@@ -44,9 +46,12 @@ absl::StatusOr<std::unique_ptr<NeuronCache>> NeuronCache::Create(
 }
 
 void NeuronCache::Insert(CacheKey key, int64_t bytes) {
-  if (Contains(key)) return;
-  if (bytes <= 0 || bytes > UINT32_MAX || bytes > options_.capacity_bytes ||
-      !policy_->admits_misses() || (admission_ && !admission_->Admit(key, bytes))) {
+  if (!Contains(key)) InsertAbsent(key, bytes);
+}
+
+void NeuronCache::InsertAbsent(CacheKey key, int64_t bytes) {
+  if (bytes <= 0 || bytes > UINT32_MAX || bytes > options_.capacity_bytes || !admits_misses_ ||
+      (admission_ && !admission_->Admit(key, bytes))) {
     ++stats_.rejected;
     return;
   }
@@ -82,7 +87,7 @@ void NeuronCache::Drop(CacheKey key) {
 
 void NeuronCache::Admit(CacheKey key, int64_t bytes) {
   while (used_ + bytes > options_.capacity_bytes) {
-    if (!policy_->HasVictim()) {
+    if (asks_for_victims_ && !policy_->HasVictim()) {
       ++stats_.rejected;
       return;
     }

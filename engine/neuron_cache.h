@@ -59,7 +59,7 @@ class NeuronCache {
   // Looks `key` up; on a miss admits it (evicting as needed). Returns true on a hit.
   bool Access(CacheKey key, int64_t bytes) {
     if (Lookup(key)) return true;
-    Insert(key, bytes);
+    InsertAbsent(key, bytes);
     return false;
   }
   // Counts a hit or a miss; a hit refreshes the key in the policy.
@@ -102,6 +102,8 @@ class NeuronCache {
  private:
   NeuronCache(NeuronCacheOptions options, std::unique_ptr<EvictionPolicy> policy,
               std::unique_ptr<AdmissionPolicy> admission);
+  // Insert for a key known to be absent.
+  void InsertAbsent(CacheKey key, int64_t bytes);
   void Admit(CacheKey key, int64_t bytes);
   void Drop(CacheKey key);
   // Records `bytes` as `key`'s size and marks it present.
@@ -111,6 +113,9 @@ class NeuronCache {
   NeuronCacheOptions options_;
   std::unique_ptr<EvictionPolicy> policy_;
   LruPolicy* lru_ = nullptr;  // policy_ when it is LRU
+  // The policy's constant answers, asked once: a miss makes no call for them.
+  bool admits_misses_ = true;
+  bool asks_for_victims_ = false;
   std::function<void(CacheKey)> drop_listener_;
   std::unique_ptr<AdmissionPolicy> admission_;
   void Mark(CacheKey key, bool on) {

@@ -4,6 +4,7 @@
 #include <iterator>
 #include <list>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -120,6 +121,53 @@ TEST(SievePolicy, EvictsAsTheListWithAHandDoes) {
       visited[k] = false;
       (*sieve)->OnInsert(k);
     }
+  }
+}
+
+}  // namespace
+}  // namespace sparseflash
+
+namespace sparseflash {
+namespace {
+
+// The cache asks HasVictim() only of a policy that says it may withhold one
+// (may_withhold_victims): every other policy always has a victim when full.
+TEST(EvictionPolicies, OnlyAPolicyThatSaysSoWithholdsVictims) {
+  constexpr uint32_t kKeys = 2'000;
+  constexpr size_t kCapacity = 100;
+  for (const std::string& name : EvictionPolicyNames()) {
+    if (name == "belady") continue;  // needs an oracle of the stream
+    absl::StatusOr<std::unique_ptr<EvictionPolicy>> made = MakeEvictionPolicy(
+        name, {.key_space = kKeys, .capacity_entries = kCapacity, .capacity_bytes = kCapacity});
+    ASSERT_TRUE(made.ok()) << name;
+    EvictionPolicy& p = **made;
+    if (!p.admits_misses()) continue;  // never evicts for a miss
+    std::vector<uint8_t> resident(kKeys, 0);
+    size_t size = 0;
+    int withheld = 0;
+    Random rng(7);
+    for (int i = 0; i < 50'000; ++i) {
+      const CacheKey k = static_cast<CacheKey>(rng.Below(i % 3 == 0 ? kKeys : kKeys / 20));
+      if (resident[k]) {
+        p.OnHit(k);
+      } else if (size < kCapacity || p.HasVictim()) {
+        if (size == kCapacity) {
+          resident[p.Evict()] = 0;
+          --size;
+        }
+        p.OnInsert(k);
+        resident[k] = 1;
+        ++size;
+      } else {
+        ++withheld;
+      }
+      if (i % 400 == 399) {  // a token touches more keys than the cache holds
+        p.OnTokenEnd();
+        for (CacheKey gone; p.Expire(&gone); --size) resident[gone] = 0;
+      }
+    }
+    if (!p.may_withhold_victims()) EXPECT_EQ(withheld, 0) << name;
+    if (name == "window") EXPECT_GT(withheld, 0) << "the test never reached a withheld victim";
   }
 }
 

@@ -50,6 +50,7 @@ class SlidingWindow : public EvictionPolicy {
   bool HasVictim() const override {
     return !archive_.empty() || (!order_.empty() && last_token_[order_.Front()] < token_);
   }
+  bool may_withhold_victims() const override { return true; }
   // Keys leaving the window move to the archive; they stay until room is needed.
   void OnTokenEnd() override {
     ++token_;
