@@ -1,12 +1,13 @@
 // The discrete-event kernel: events ordered by (time, sequence number) so equal
 // timestamps run in scheduling order and identical inputs give identical runs.
 // Time only moves forward. Optionally records an event log (time, label) for
-// byte-for-byte determinism checks and Chrome-trace export. Not thread-safe.
+// byte-for-byte determinism checks and Chrome-trace export. The heap orders
+// small plain entries; each event's callback waits in a slot of its own,
+// reused once it has run, so a push or pop moves no callback. Not thread-safe.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -30,25 +31,31 @@ class EventQueue {
 
   bool empty() const { return heap_.empty(); }
   // Time of the next event (now when there is none).
-  Nanos next_time() const { return heap_.empty() ? now_ : heap_.top().at; }
+  Nanos next_time() const { return heap_.empty() ? now_ : heap_.front().at; }
   uint64_t events_run() const { return events_run_; }
   void EnableLog() { log_enabled_ = true; }
   // "time label" lines, one per event run.
   const std::vector<std::string>& log() const { return log_; }
 
  private:
-  struct Event {
+  // An event in the heap: its time, its order among equal times, its slot.
+  struct Entry {
     Nanos at;
     uint64_t seq;
+    uint32_t slot;
+    bool operator>(const Entry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
+  struct Pending {
     const char* label;
     Callback fn;
-    bool operator>(const Event& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
 
   Nanos now_;
   uint64_t next_seq_ = 0;
   uint64_t events_run_ = 0;
-  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
+  std::vector<Entry> heap_;       // a min-heap by (at, seq)
+  std::vector<Pending> pending_;  // the callbacks, by slot
+  std::vector<uint32_t> free_;    // slots whose events have run
   bool log_enabled_ = false;
   std::vector<std::string> log_;
 };
