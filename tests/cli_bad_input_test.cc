@@ -441,6 +441,15 @@ TEST_F(CliBadInput, ATraceOfABorrowedProfileIsNamedAndNeedsItsOwnOfflineProfile)
       << stats.out;
 }
 
+// A validate command refused for its arguments leaves no database behind.
+TEST_F(CliBadInput, ARefusedValidateCreatesNoDatabase) {
+  const testing::CliOutcome o =
+      testing::RunCli(Expand("validate --only nosuch --db {d}/never.db"), dir_);
+  EXPECT_EQ(o.code, 2) << o.err;
+  EXPECT_NE(o.err.find("nosuch"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir_ + "/never.db")) << "created by a refused command";
+}
+
 TEST_F(CliBadInput, EveryCaseFailsCleanlyNamesTheCulpritAndKeepsGoodFiles) {
   int checked = 0;
   for (const Case& c : Cases()) {

@@ -74,10 +74,6 @@ nlohmann::ordered_json ToJson(const std::vector<ValidationResult>& results) {
 int RunValidate(const ValidateArgs& a) {
   absl::StatusOr<std::vector<ValidationCase>> cases = LoadValidationCatalog(a.catalogs);
   if (!cases.ok()) return ReportError(cases.status());
-  if (!a.db.empty()) {  // a database that cannot take the results fails before the runs
-    absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(a.db);
-    if (!db.ok()) return ReportError(db.status());
-  }
   if (!a.only.empty()) {
     std::set<std::string> groups;
     for (const ValidationCase& c : *cases) groups.insert(c.group);
@@ -89,6 +85,12 @@ int RunValidate(const ValidateArgs& a) {
           "--only ", a.only, ": no entry of that group or whose id starts so (groups: ",
           absl::StrJoin(groups, ", "), "; `validate --json` lists every id)")));
     }
+  }
+  // A database that cannot take the results fails before the runs; it is
+  // opened after every other check, so a refused command creates none.
+  if (!a.db.empty()) {
+    absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(a.db);
+    if (!db.ok()) return ReportError(db.status());
   }
   ProgressBar bar("validate");
   const auto start = std::chrono::steady_clock::now();
