@@ -49,6 +49,7 @@ void SimFlashDevice::Start(const FlashRead& read) {
                      .remaining = bytes,
                      .top = static_cast<double>(
                          std::min(std::max(1, read.max_in_flight), std::max(1, read.count))),
+                     .shape = ShapeOf(read),
                      .submitted = queue_->now()});
   Reschedule();
 }
@@ -71,7 +72,8 @@ void SimFlashDevice::Reschedule() {
   double total_weight = 0;
   for (size_t i = 0; i < active_.size(); ++i) {
     Batch& b = active_[i];
-    if (b.tail.next_stage < 0 || (b.tail.next_stage > 0 && ReadsLeft(b) <= b.tail.next_stage)) {
+    if (b.tail.next_stage < 0 ||
+        (b.tail.next_stage > 0 && StageMayEnd(b) && ReadsLeft(b) <= b.tail.next_stage)) {
       b.tail = TailOf(b);
     }
     weight[i] = b.tail.depth;
@@ -105,23 +107,25 @@ void SimFlashDevice::Reschedule() {
     class_of[j] = k;
   }
   const bool mixed = classes.size() > 1;
-  double bytes_per_s = 0, reads_per_s = 0;
   for (size_t i = 0; i < active_.size(); ++i) {
     const double class_weight = classes[class_of[i]].weight;
     const int depth = std::max(1, static_cast<int>(slots * class_weight / total_weight));
     Batch& b = active_[i];
     if (depth != b.depth) {  // the curve is looked up again only when its depth moved
       b.depth = depth;
-      b.depth_rate = Throughput(b.read, depth);
+      b.depth_rate = Throughput(b, depth);
     }
     b.rate = b.depth_rate * weight[i] / class_weight;
-    bytes_per_s += b.rate;
-    reads_per_s += b.rate / b.read.request_bytes;
   }
   if (mixed && ceiling_bytes_per_s_ > 0 && ceiling_reads_per_s_ > 0) {
+    double bytes_per_s = 0, reads_per_s = 0;
+    for (const Batch& b : active_) {
+      bytes_per_s += b.rate;
+      reads_per_s += b.rate / b.read.request_bytes;
+    }
     double busy = 0;
     for (Batch& b : active_) {
-      if (b.full_rate <= 0) b.full_rate = Throughput(b.read, std::max(1, command_queue_depth_));
+      if (b.full_rate <= 0) b.full_rate = Throughput(b, std::max(1, command_queue_depth_));
       busy += b.rate / b.full_rate;
     }
     const double scale = std::min(
@@ -130,12 +134,15 @@ void SimFlashDevice::Reschedule() {
   }
   // The next change: a batch finishes, or one enters the next stage of its
   // tail (its depth, and so every batch's rate, changes with it).
+  // (One division per batch: x / rate is monotone in x, so the smaller
+  // quotient is the smaller dividend's.)
   double soonest = -1;
   for (const Batch& b : active_) {
-    double t = std::max(0.0, b.remaining) / b.rate;
+    double left = std::max(0.0, b.remaining);
     if (const double next = b.tail.next_stage; next > 0) {
-      t = std::min(t, (b.remaining - next * b.read.request_bytes) / b.rate);
+      left = std::min(left, b.remaining - next * b.read.request_bytes);
     }
+    const double t = left / b.rate;
     if (soonest < 0 || t < soonest) soonest = t;
   }
   const uint64_t generation = generation_;
@@ -172,24 +179,34 @@ SimFlashDevice::Tail SimFlashDevice::TailOf(const Batch& b) {
   return {.depth = std::max(1.0, (high + low + 1) / 2), .next_stage = low};
 }
 
-double SimFlashDevice::Throughput(const FlashRead& read, int depth) {
-  auto key = std::make_tuple(read.request_bytes, depth, read.sequential, read.range_bytes,
-                             read.page_cache);
-  auto it = memo_.find(key);
-  if (it != memo_.end()) return it->second;
-  FlashRequestShape shape{.request_bytes = read.request_bytes,
+uint32_t SimFlashDevice::ShapeOf(const FlashRead& read) {
+  auto [it, added] = shape_index_.try_emplace(
+      std::make_tuple(read.request_bytes, read.sequential, read.range_bytes, read.page_cache),
+      static_cast<uint32_t>(rates_by_depth_.size()));
+  if (added) rates_by_depth_.emplace_back(std::max(1, command_queue_depth_) + 1, 0.0);
+  return it->second;
+}
+
+double SimFlashDevice::Throughput(const Batch& b, int depth) {
+  double& rate = rates_by_depth_[b.shape][depth];
+  if (rate > 0) return rate;
+  FlashRequestShape shape{.request_bytes = b.read.request_bytes,
                           .queue_depth = depth,
-                          .sequential = read.sequential,
-                          .range_bytes = read.range_bytes,
+                          .sequential = b.read.sequential,
+                          .range_bytes = b.read.range_bytes,
                           .core_class = core_class_,
-                          .page_cache = read.page_cache};
-  return memo_[key] = curve_.Throughput(shape) * issuer_factor_;
+                          .page_cache = b.read.page_cache};
+  rate = curve_.Throughput(shape) * issuer_factor_;
+  return rate;
 }
 
 void SimFlashDevice::OnEvent(uint64_t generation) {
   if (generation != generation_) return;  // superseded by a later arrival or completion
   Advance();
-  std::vector<Batch> done;
+  // The batches that finished, in a vector kept between events (taken while
+  // the sink runs: its reads may start new batches).
+  std::vector<Batch> done = std::move(done_scratch_);
+  done.clear();
   for (size_t i = 0; i < active_.size();) {
     // Finished, up to the nanosecond rounding of the event time.
     if (active_[i].remaining <= active_[i].rate * 1e-9) {
@@ -222,6 +239,7 @@ void SimFlashDevice::OnEvent(uint64_t generation) {
       sink_->OnReadDone(b.read.tag, true);
     }
   }
+  done_scratch_ = std::move(done);
 }
 
 }  // namespace sparseflash

@@ -58,14 +58,24 @@ class SimFlashDevice : public FlashDevice {
     int depth = 0;          // its class's depth at the last reschedule
     double depth_rate = 0;  // the curve's throughput at `depth`
     double full_rate = 0;   // the curve's throughput with every slot (0: not looked up)
+    uint32_t shape = 0;     // its read shape's row of rates_by_depth_
     Nanos submitted;
   };
   void Advance();
   void Reschedule();
   void Start(const FlashRead& read);  // the device takes the batch
   void OnEvent(uint64_t generation);
-  double Throughput(const FlashRead& read, int depth);
+  // The row of rates_by_depth_ for `read`'s shape, added when new.
+  uint32_t ShapeOf(const FlashRead& read);
+  // The curve's throughput for batch `b`'s shape at `depth` (1 to the command
+  // queue's depth), looked up once per shape and depth.
+  double Throughput(const Batch& b, int depth);
   static double ReadsLeft(const Batch& b);
+  // False while more than a whole read beyond the tail's next stage is left,
+  // when ReadsLeft(b) <= next_stage cannot hold (skips its division).
+  static bool StageMayEnd(const Batch& b) {
+    return b.remaining <= (b.tail.next_stage + 1) * b.read.request_bytes;
+  }
   static Tail TailOf(const Batch& b);
 
   EventQueue* queue_;
@@ -81,6 +91,7 @@ class SimFlashDevice : public FlashDevice {
   double resubmit_gap_ns_;  // the profile's turnaround between reads of one slot
   CompletionSink* sink_ = nullptr;
   std::vector<Batch> active_;
+  std::vector<Batch> done_scratch_;  // OnEvent's finished batches, reused
   std::vector<double> weight_scratch_;
   // Reschedule's classes of reads (request size and order) and each batch's class.
   struct ReadClass {
@@ -96,8 +107,10 @@ class SimFlashDevice : public FlashDevice {
   Nanos busy_;
   double slots_offered_ = 0;  // reads the batches offer now (at most the command queue)
   double offered_ns_ = 0;     // slots_offered_ integrated over time
-  // Curve lookups by (request bytes, depth, sequential, range).
-  absl::flat_hash_map<std::tuple<int64_t, int, bool, int64_t, bool>, double> memo_;
+  // Read shapes (request bytes, sequential, range, page cache) seen so far,
+  // each with its curve's throughput by depth (0: not looked up yet).
+  absl::flat_hash_map<std::tuple<int64_t, bool, int64_t, bool>, uint32_t> shape_index_;
+  std::vector<std::vector<double>> rates_by_depth_;
 };
 
 }  // namespace sparseflash
