@@ -16,6 +16,34 @@
 namespace sparseflash {
 namespace {
 
+// A policy driven as a cache of `capacity` keys drives it: a hit refreshes the
+// key; a miss evicts when the cache is full and inserts, unless the policy
+// withholds its victim (then false: the key is not cached).
+struct PolicyAsCache {
+  EvictionPolicy& policy;
+  size_t capacity;
+  std::vector<uint8_t> resident;
+  size_t size = 0;
+
+  PolicyAsCache(EvictionPolicy& p, size_t capacity_keys, uint32_t key_space)
+      : policy(p), capacity(capacity_keys), resident(key_space, 0) {}
+  bool Access(CacheKey k) {
+    if (resident[k]) {
+      policy.OnHit(k);
+      return true;
+    }
+    if (size == capacity) {
+      if (!policy.HasVictim()) return false;
+      resident[policy.Evict()] = 0;
+      --size;
+    }
+    policy.OnInsert(k);
+    resident[k] = 1;
+    ++size;
+    return true;
+  }
+};
+
 // LRU's access log stays within a small multiple of the cache's entries, at a
 // low hit rate (misses consume its front) as at a high one (re-references pile
 // up behind the head), and inside the room reserved for the cache's capacity:
@@ -25,23 +53,12 @@ TEST(LruPolicy, AccessLogStaysBoundedByTheCacheNotTheStream) {
     constexpr size_t kCapacity = 1000;
     LruPolicy lru(key_space, kCapacity);
     const size_t room = lru.log_room();
-    std::vector<uint8_t> resident(key_space, 0);
-    size_t size = 0, peak = 0;
+    PolicyAsCache cache(lru, kCapacity, key_space);
+    size_t peak = 0;
     uint64_t x = 12345;
     for (int i = 0; i < 2'000'000; ++i) {
       x = x * 6364136223846793005ull + 1442695040888963407ull;
-      const CacheKey k = static_cast<CacheKey>((x >> 33) % key_space);
-      if (resident[k]) {
-        lru.OnHit(k);
-      } else {
-        if (size == kCapacity) {
-          resident[lru.Evict()] = 0;
-          --size;
-        }
-        lru.OnInsert(k);
-        resident[k] = 1;
-        ++size;
-      }
+      ASSERT_TRUE(cache.Access(static_cast<CacheKey>((x >> 33) % key_space)));
       peak = std::max(peak, lru.log_entries());
     }
     EXPECT_LE(peak, 4 * kCapacity + 4096) << "keys " << key_space;
@@ -53,7 +70,7 @@ TEST(LruPolicy, AccessLogStaysBoundedByTheCacheNotTheStream) {
 // The access log against a list kept in recency order: every eviction names
 // the same key, through many compactions and with the front consuming the log.
 TEST(LruPolicy, EvictsExactlyTheLeastRecentlyUsedKey) {
-  for (const auto [keys, capacity] :
+  for (const auto& [keys, capacity] :
        {std::pair<uint32_t, size_t>{200, 50}, {5'000, 3'000}, {70'000, 2'000}}) {
     LruPolicy lru(keys, capacity);
     std::list<CacheKey> order;  // least recent first
@@ -86,7 +103,7 @@ TEST(LruPolicy, EvictsExactlyTheLeastRecentlyUsedKey) {
 // oldest): every eviction names the same key, through many of the array
 // queue's squeezes and hand wraps.
 TEST(SievePolicy, EvictsAsTheListWithAHandDoes) {
-  for (const auto [keys, capacity] :
+  for (const auto& [keys, capacity] :
        {std::pair<uint32_t, size_t>{200, 50}, {5'000, 3'000}, {70'000, 2'000}}) {
     absl::StatusOr<std::unique_ptr<EvictionPolicy>> sieve =
         MakeEvictionPolicy("sieve", {.key_space = keys});
@@ -142,32 +159,24 @@ TEST(EvictionPolicies, OnlyAPolicyThatSaysSoWithholdsVictims) {
     ASSERT_TRUE(made.ok()) << name;
     EvictionPolicy& p = **made;
     if (!p.admits_misses()) continue;  // never evicts for a miss
-    std::vector<uint8_t> resident(kKeys, 0);
-    size_t size = 0;
+    PolicyAsCache cache(p, kCapacity, kKeys);
     int withheld = 0;
     Random rng(7);
     for (int i = 0; i < 50'000; ++i) {
-      const CacheKey k = static_cast<CacheKey>(rng.Below(i % 3 == 0 ? kKeys : kKeys / 20));
-      if (resident[k]) {
-        p.OnHit(k);
-      } else if (size < kCapacity || p.HasVictim()) {
-        if (size == kCapacity) {
-          resident[p.Evict()] = 0;
-          --size;
-        }
-        p.OnInsert(k);
-        resident[k] = 1;
-        ++size;
-      } else {
+      if (!cache.Access(static_cast<CacheKey>(rng.Below(i % 3 == 0 ? kKeys : kKeys / 20)))) {
         ++withheld;
       }
       if (i % 400 == 399) {  // a token touches more keys than the cache holds
         p.OnTokenEnd();
-        for (CacheKey gone; p.Expire(&gone); --size) resident[gone] = 0;
+        for (CacheKey gone; p.Expire(&gone); --cache.size) cache.resident[gone] = 0;
       }
     }
-    if (!p.may_withhold_victims()) EXPECT_EQ(withheld, 0) << name;
-    if (name == "window") EXPECT_GT(withheld, 0) << "the test never reached a withheld victim";
+    if (!p.may_withhold_victims()) {
+      EXPECT_EQ(withheld, 0) << name;
+    }
+    if (name == "window") {
+      EXPECT_GT(withheld, 0) << "the test never reached a withheld victim";
+    }
   }
 }
 
