@@ -5,6 +5,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 
 namespace sparseflash {
@@ -27,13 +28,15 @@ constexpr char kUnits[] = "B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, 
 }  // namespace
 
 absl::StatusOr<int64_t> ParseByteSize(std::string_view text) {
-  std::string lower = absl::AsciiStrToLower(absl::StripAsciiWhitespace(std::string(text)));
+  const std::string lowered = absl::AsciiStrToLower(
+      absl::StripAsciiWhitespace(absl::string_view(text.data(), text.size())));
+  absl::string_view lower = lowered;  // the number and any unit left once a suffix is cut
   double factor = 1;
   for (const Suffix& s : kSuffixes) {
-    std::string_view suffix(s.text);
-    if (lower.size() > suffix.size() && lower.ends_with(suffix)) {
+    const absl::string_view suffix(s.text);
+    if (lower.size() > suffix.size() && absl::EndsWith(lower, suffix)) {
       factor = s.factor;
-      lower.resize(lower.size() - suffix.size());
+      lower.remove_suffix(suffix.size());
       break;
     }
   }
