@@ -16,9 +16,9 @@
 namespace sparseflash {
 namespace {
 
-// A policy driven as a cache of `capacity` keys drives it: a hit refreshes the
-// key; a miss evicts when the cache is full and inserts, unless the policy
-// withholds its victim (then false: the key is not cached).
+// Drives a policy as a cache of `capacity` keys does: a hit refreshes the key;
+// a miss evicts when the cache is full and inserts, unless the policy
+// withholds its victim (then Access returns false: the key is not cached).
 struct PolicyAsCache {
   EvictionPolicy& policy;
   size_t capacity;
