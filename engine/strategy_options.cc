@@ -72,8 +72,13 @@ absl::Status StrategyOptions::Check(const std::string& strategy) const {
     }
   }
   if (errors.empty()) return absl::OkStatus();
-  return absl::InvalidArgumentError(
-      absl::StrCat("strategy ", strategy, ": ", absl::StrJoin(errors, "; ")));
+  if (errors.size() == 1) {
+    return absl::InvalidArgumentError(absl::StrCat("strategy ", strategy, ": ", errors[0]));
+  }
+  // One line each: a message may itself hold a semicolon ("...; known: ...").
+  return absl::InvalidArgumentError(absl::StrCat("strategy ", strategy, ", ", errors.size(),
+                                                 " bad options:\n  ",
+                                                 absl::StrJoin(errors, "\n  ")));
 }
 
 }  // namespace sparseflash

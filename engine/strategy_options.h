@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 
 namespace sparseflash {
 
@@ -25,8 +27,20 @@ class StrategyOptions {
   double Double(const std::string& key, double fallback, double lo, double hi);
   bool Bool(const std::string& key, bool fallback);
   std::string String(const std::string& key, const std::string& fallback);
+  // The value of `key` (else `fallback`) as `parse` reads it; a value it
+  // refuses records its message under the key (Check reports it with the
+  // others) and gives T{}.
+  template <typename T>
+  T Parsed(const std::string& key, const std::string& fallback,
+           absl::StatusOr<T> (*parse)(const std::string&)) {
+    absl::StatusOr<T> value = parse(String(key, fallback));
+    if (value.ok()) return *value;
+    errors_.push_back(absl::StrCat(key, ": ", value.status().message()));
+    return T{};
+  }
 
-  // Errors from bad values or keys no lookup asked for, naming `strategy`.
+  // Errors from bad values or keys no lookup asked for, naming `strategy`;
+  // several errors come one per line.
   absl::Status Check(const std::string& strategy) const;
   // Every key the strategy used with its effective value.
   const std::map<std::string, std::string>& used() const { return used_; }

@@ -300,6 +300,12 @@ const std::vector<Case>& Cases() {
       {kSim + "--ffn-resident 0.5 --option io_depth=0", {"io_depth"}},
       {kSim + "--ffn-resident 0.5 --option hot_share=nan", {"hot_share"}},
       {kSim + "--ffn-resident 0.5 --option noequals", {"noequals"}},
+      // Every bad value at once, each under its key.
+      {kSim + "--ffn-resident 0.5 --option pipeline=foo --option layout=x --option attention=z",
+       {"strategy powerinfer2, 3 bad options:", "pipeline: unknown pipeline 'foo'",
+        "layout: unknown layout 'x'", "attention: 'z' is not one of dram, flash"}},
+      {kSim + "--ffn-resident 0.5 --strategy llmflash --option attention=z",
+       {"strategy llmflash", "attention: 'z'"}},
       {kSimTiny + "--chrome-trace {nodir}/t.json", {"no/such/folder"}},
       {kSimTiny + "--chrome-trace {d}/folder", {"folder"}},
       {kSimTiny + "--db {d}/folder", {"folder", "directory"}},

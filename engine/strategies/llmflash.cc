@@ -243,10 +243,8 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakeLlmFlash(StrategyOptions& opt,
   s.hybrid_share = opt.Double("hybrid_share", 0.5, 0, 1);  // [LF] naive = 0, hybrid = 0.5
   s.predictor = ReadPredictorOptions(opt, ctx);
   const std::string policy = ReadPolicy(opt, ctx, "window");
-  absl::StatusOr<LayerReads> attention = ReadAttentionPlacement(opt, m, b, "llmflash");
+  s.attention_reads = ReadAttentionPlacement(opt, m, b);
   if (absl::Status st = opt.Check("llmflash"); !st.ok()) return st;
-  if (!attention.ok()) return attention.status();
-  s.attention_reads = *attention;
   if (!s.predictor_on && s.attention_reads.bytes_per_layer > 0) {
     return absl::InvalidArgumentError(
         "llmflash: attention=flash needs predictor=true (without the predictor, hybrid_share "

@@ -220,31 +220,22 @@ absl::StatusOr<std::unique_ptr<Strategy>> MakePowerInfer2(StrategyOptions& opt,
   Settings s;
   s.threads = ReadThreads(opt, ctx, std::min(4, ctx.cpu_cores - 1));  // [v3 Fig. 6]
   const bool split = b.bundle_flash_bytes == 8192;
-  absl::StatusOr<LayoutKind> layout =
-      ParseLayout(opt.String("layout", split ? "split-bundle" : "bundle"));
-  absl::StatusOr<PipelineMode> pipeline = ParsePipeline(opt.String("pipeline", "cluster"));
-  absl::StatusOr<WarmOrder> warm = ParseWarmOrder(opt.String("warm", "rank"));
+  s.layout = opt.Parsed("layout", split ? "split-bundle" : "bundle", ParseLayout);
+  s.pipeline = opt.Parsed("pipeline", "cluster", ParsePipeline);
+  s.cache.warm = opt.Parsed("warm", "rank", ParseWarmOrder);
   s.cluster_neurons = opt.Int("cluster_neurons", 128, 1, 1 << 24);
   s.io_depth = opt.Int("io_depth", 32, 1, 4096);
   s.npu = opt.Bool("npu", ctx.npu_present);
   s.cache.hot_share = opt.Double("hot_share", 0.5, 0, 1);
   s.cache.cold_policy = ReadPolicy(opt, ctx, "lru");
   s.predictor = ReadPredictorOptions(opt, ctx);
-  absl::StatusOr<LayerReads> attention = ReadAttentionPlacement(opt, m, b, "powerinfer2");
+  s.attention_reads = ReadAttentionPlacement(opt, m, b);
   if (absl::Status st = opt.Check("powerinfer2"); !st.ok()) return st;
-  for (const absl::Status& st :
-       {layout.status(), pipeline.status(), warm.status(), attention.status()}) {
-    if (!st.ok()) return st;
-  }
   if (s.npu && !ctx.npu_present) {
     return absl::InvalidArgumentError("powerinfer2: npu=true but the device has no NPU");
   }
-  s.layout = *layout;
-  s.pipeline = *pipeline;
-  s.cache.warm = *warm;
   absl::StatusOr<NeuronReads> reads = PlanNeuronReads(m, b, s.layout);
   if (!reads.ok()) return reads.status();
-  s.attention_reads = *attention;
   const int64_t resident =
       ResidentWithAttention(b.resident_bytes(ctx.context_tokens()), s.attention_reads, b);
   absl::StatusOr<int64_t> budget = NeuronCacheBudget(

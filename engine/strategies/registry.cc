@@ -48,17 +48,20 @@ PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyCo
   return p;
 }
 
-absl::StatusOr<LayerReads> ReadAttentionPlacement(StrategyOptions& options, const ModelSpec& model,
-                                                  const ModelBytes& bytes,
-                                                  const std::string& strategy) {
-  const std::string where = options.String("attention", "dram");
-  if (where == "dram") return LayerReads{};
-  if (where != "flash") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        strategy, ": attention=", where,
-        " is not one of dram, flash (where attention's weights live: pinned in DRAM, or read "
-        "from flash one layer ahead of their use)"));
-  }
+namespace {
+// True for attention read from flash, false for pinned in DRAM.
+absl::StatusOr<bool> ParseAttentionInFlash(const std::string& where) {
+  if (where == "dram" || where == "flash") return where == "flash";
+  return absl::InvalidArgumentError(absl::StrCat(
+      "'", where,
+      "' is not one of dram, flash (where attention's weights live: pinned in DRAM, or read "
+      "from flash one layer ahead of their use)"));
+}
+}  // namespace
+
+LayerReads ReadAttentionPlacement(StrategyOptions& options, const ModelSpec& model,
+                                  const ModelBytes& bytes) {
+  if (!options.Parsed("attention", "dram", ParseAttentionInFlash)) return LayerReads{};
   return LayerReads{.bytes_per_layer = bytes.attention_bytes / model.layers,
                     .request_bytes = 512 * 1024,
                     .lookahead_layers = 1};

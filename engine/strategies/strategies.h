@@ -26,11 +26,10 @@ PredictorOptions ReadPredictorOptions(StrategyOptions& options, const StrategyCo
 // "attention": where attention's weights live, "dram" (pinned; the default) or
 // "flash": each layer's read in file order in 512 KiB requests while the layer
 // before computes, into one of two buffers (what lets a budget below the
-// resident set fit). The reads for flash, none for dram; an error names the
-// strategy and the values.
-absl::StatusOr<LayerReads> ReadAttentionPlacement(StrategyOptions& options, const ModelSpec& model,
-                                                  const ModelBytes& bytes,
-                                                  const std::string& strategy);
+// resident set fit). The reads for flash, none for dram; another value is
+// recorded as the option's error (StrategyOptions::Check reports it).
+LayerReads ReadAttentionPlacement(StrategyOptions& options, const ModelSpec& model,
+                                  const ModelBytes& bytes);
 // `resident` (which counts all of attention's weights) with attention read as
 // `attention_reads` says: only its buffers stay.
 int64_t ResidentWithAttention(int64_t resident, const LayerReads& attention_reads,
