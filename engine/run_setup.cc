@@ -36,7 +36,8 @@ class Sources {
   absl::StatusOr<std::unique_ptr<TokenSource>> Run() const {
     if (c_.trace_path.empty() && c_.generated) return MakeMemorySource(c_.generated, c_.tokens);
     if (c_.trace_path.empty())
-      return MakeGeneratorSource(c_.model, c_.seed, c_.tokens, c_.generator_threads);
+      return MakeGeneratorSource(c_.model, c_.seed, c_.tokens, c_.generator_threads,
+                                 c_.generator_setup_threads);
     return OpenTraceSource(c_.trace_path);
   }
   // The offline profile, from a source disjoint from the run's tokens unless

@@ -30,7 +30,8 @@ struct RunSetupConfig {
   ModelSpec model;
   std::string trace_path;  // "" = generate the model's default trace
   uint64_t seed = 1;
-  int generator_threads = 1;  // threads generating on the fly; the tokens do not depend on it
+  int generator_threads = 1;        // threads generating on the fly; the tokens do not depend on it
+  int generator_setup_threads = 0;  // threads making its streams first (GeneratorOptions)
   // The generated trace made beforehand (seed `seed`, at least `tokens` tokens),
   // shared by runs; null = generate on the fly.
   std::shared_ptr<const TokenTrace> generated;

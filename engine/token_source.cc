@@ -79,8 +79,9 @@ absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& 
 }
 
 std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
-                                                 uint64_t tokens, int threads) {
-  GeneratorOptions options{.seed = seed, .tokens = tokens, .threads = threads};
+                                                 uint64_t tokens, int threads, int setup_threads) {
+  GeneratorOptions options{
+      .seed = seed, .tokens = tokens, .threads = threads, .setup_threads = setup_threads};
   return std::make_unique<GeneratorSource>(model, options);
 }
 

@@ -35,7 +35,8 @@ std::unique_ptr<TokenSource> MakeStepSource(int steps);
 // The model's generator, run a few tokens ahead on a thread of its own, its
 // layers stepped by `threads` threads; the tokens do not depend on `threads`.
 std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
-                                                 uint64_t tokens, int threads = 1);
+                                                 uint64_t tokens, int threads = 1,
+                                                 int setup_threads = 0);
 
 // A generated trace in memory: the same tokens MakeGeneratorSource yields.
 struct TokenTrace {

@@ -29,6 +29,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .trace_path = c.trace_path,
           .seed = c.seed,
           .generator_threads = c.generator_threads,
+          .generator_setup_threads = c.generator_setup_threads,
           .generated = c.generated,
           .tokens = c.tokens,
           .strategy = c.strategy,

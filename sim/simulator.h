@@ -35,8 +35,9 @@ struct SimulationConfig {
   uint64_t tokens = 256;
   int threads = 0;
   uint64_t seed = 1;
-  int generator_threads = 1;  // threads generating the trace on the fly (same tokens for any)
-  std::string profile;        // the offline profile's source (RunSetupConfig::profile)
+  int generator_threads = 1;        // threads generating the trace on the fly (same tokens for any)
+  int generator_setup_threads = 0;  // threads making its streams first (GeneratorOptions)
+  std::string profile;              // the offline profile's source (RunSetupConfig::profile)
   bool event_log = false;
   Timeline* timeline = nullptr;
   std::function<void(uint64_t done, uint64_t total)> progress;

@@ -143,6 +143,9 @@ int RunSimulate(const SimulateArgs& a) {
   // One core is the simulation's own; the generator runs ahead of it on the
   // others (with all of them, it slowed the simulation it feeds by about 10 %).
   c.generator_threads = std::max(1, HardwareThreads() - 1);
+  // Its streams are made while the simulation builds its offline profile and
+  // cache, which leaves the simulation waiting for the first token: with every core.
+  c.generator_setup_threads = HardwareThreads();
   c.profile = a.profile;
   Timeline timeline;
   if (!a.chrome_trace.empty()) {

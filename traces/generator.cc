@@ -91,9 +91,14 @@ TraceGenerator::TraceGenerator(const ModelSpec& model, const GeneratorOptions& o
 void TraceGenerator::MakeStreams() {
   streams_.resize(size_t{static_cast<size_t>(model_.layers)} * model_.experts);
   if (model_.is_moe()) routers_.resize(model_.layers);
-  pool_.ForEachChunk(model_.layers, [&](int begin, int end) {
+  const auto make = [&](int begin, int end) {
     for (int l = begin; l < end; ++l) MakeLayerStreams(l);
-  });
+  };
+  if (options_.setup_threads > pool_.threads()) {
+    WorkerPool(std::min(options_.setup_threads, model_.layers)).ForEachChunk(model_.layers, make);
+  } else {
+    pool_.ForEachChunk(model_.layers, make);
+  }
 }
 
 void TraceGenerator::MakeLayerStreams(int l) {

@@ -26,6 +26,10 @@ struct GeneratorOptions {
   uint64_t tokens = 256;
   bool with_predicted = true;  // record predicted sets when the profile has a predictor
   int threads = 1;             // threads stepping a token's layers (the caller's among them)
+  // Threads making the neuron streams (every neuron's thresholds, written once)
+  // before the first token; 0: `threads`. More than `threads` when the reader
+  // is busy setting itself up meanwhile and the stepping later must leave it a core.
+  int setup_threads = 0;
 };
 
 class TraceGenerator {

@@ -18,8 +18,10 @@ ModelSpec Narrow(const std::string& name, int d_ffn) {
   return *m;
 }
 
-std::vector<TokenActivations> Generate(const ModelSpec& m, int threads, uint64_t tokens) {
-  TraceGenerator gen(m, {.seed = 7, .tokens = tokens, .threads = threads});
+std::vector<TokenActivations> Generate(const ModelSpec& m, int threads, uint64_t tokens,
+                                       int setup_threads = 0) {
+  TraceGenerator gen(
+      m, {.seed = 7, .tokens = tokens, .threads = threads, .setup_threads = setup_threads});
   std::vector<TokenActivations> out;
   for (TokenActivations t; gen.Next(&t); t = {}) out.push_back(std::move(t));
   return out;
@@ -44,8 +46,9 @@ void ExpectSameTokens(const std::vector<TokenActivations>& a,
   }
 }
 
-// Layers are stepped on several threads; the tokens are those of one thread,
-// for a dense model and for an MoE model (whose routers run on those threads too).
+// Layers are stepped (and their streams made first) on several threads; the
+// tokens are those of one thread, for a dense model and for an MoE model (whose
+// routers run on those threads too).
 TEST(TraceGenerator, SameTokensForAnyThreadCount) {
   for (const char* name : {"turbosparse-mistral-7b", "turbosparse-mixtral-47b"}) {
     const ModelSpec m = Narrow(name, 1024);
@@ -53,6 +56,10 @@ TEST(TraceGenerator, SameTokensForAnyThreadCount) {
     ASSERT_EQ(one.size(), 12u);
     EXPECT_FALSE(one[3].layers[5].experts[0].active.empty()) << name;
     for (int threads : {2, 3, 64}) ExpectSameTokens(one, Generate(m, threads, 12));
+    // Streams made on more threads than step them, or on fewer (0: as many).
+    ExpectSameTokens(one, Generate(m, 1, 12, 2));
+    ExpectSameTokens(one, Generate(m, 1, 12, 64));
+    ExpectSameTokens(one, Generate(m, 3, 12, 2));
   }
 }
 
