@@ -38,7 +38,7 @@ class Sources {
     if (c_.trace_path.empty())
       return MakeGeneratorSource(c_.model, c_.seed, c_.tokens, c_.generator_threads,
                                  c_.generator_setup_threads);
-    return OpenTraceSource(c_.trace_path);
+    return OpenTraceSourceReadAhead(c_.trace_path);
   }
   // The offline profile, from a source disjoint from the run's tokens unless
   // "oracle" was asked for: the generator's long-run activation probabilities

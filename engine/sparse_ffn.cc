@@ -31,7 +31,9 @@ void UnmarkIds(const std::vector<uint32_t>& ids, std::vector<uint64_t>* bits) {
 
 void AttachBits(NeuronSet* set) {
   NeuronBits& b = set->bits;
-  b = NeuronBits{.present = true};
+  b.present = true;
+  // Cleared, not replaced: a set refilled token after token keeps its room.
+  for (std::vector<uint64_t>* bits : {&b.active, &b.predicted, &b.gate_only}) bits->clear();
   MarkIds(set->active, &b.active);
   MarkIds(set->predicted, &b.predicted);
   MarkIds(set->gate_only, &b.gate_only);

@@ -5,6 +5,7 @@
 #include "engine/access_profile.h"
 #include "engine/sparse_ffn.h"
 #include "traces/generator.h"
+#include "traces/read_ahead.h"
 #include "traces/read_ahead_generator.h"
 #include "traces/trace_reader.h"
 
@@ -24,6 +25,32 @@ class TraceFileSource : public TokenSource {
  private:
   std::unique_ptr<TraceReader> reader_;
   TokenActivations token_;
+};
+
+// Fills each set's bits from its ids: every set's, or where they are missing.
+void AttachAllBits(TokenActivations* token, bool only_missing = false) {
+  for (LayerActivations& layer : token->layers) {
+    for (NeuronSet& set : layer.experts) {
+      if (!only_missing || !set.bits.present) AttachBits(&set);
+    }
+  }
+}
+
+class ReadAheadFileSource : public TokenSource {
+ public:
+  explicit ReadAheadFileSource(std::unique_ptr<TraceReader> reader)
+      : reader_(std::move(reader)), ahead_([this](TokenActivations* token) -> absl::StatusOr<bool> {
+          absl::StatusOr<bool> more = reader_->Next(token);
+          // Every set's: a slot's bits are of the token it held before.
+          if (more.ok() && *more) AttachAllBits(token);
+          return more;
+        }) {}
+  const TraceHeader& header() const override { return reader_->header(); }
+  absl::StatusOr<const TokenActivations*> Next() override { return ahead_.Next(); }
+
+ private:
+  std::unique_ptr<TraceReader> reader_;
+  ReadAhead ahead_;  // after reader_: its thread stops before the reader goes
 };
 
 class GeneratorSource : public TokenSource {
@@ -78,6 +105,12 @@ absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& 
   return std::unique_ptr<TokenSource>(new TraceFileSource(*std::move(reader)));
 }
 
+absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSourceReadAhead(const std::string& path) {
+  absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  return std::unique_ptr<TokenSource>(new ReadAheadFileSource(*std::move(reader)));
+}
+
 std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_t seed,
                                                  uint64_t tokens, int threads, int setup_threads) {
   GeneratorOptions options{
@@ -95,11 +128,7 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
   trace->tokens.reserve(tokens);
   for (TokenActivations token; generator.Next(&token); token = {}) {
     // Its runs plan from bitsets of the sets (the generator's), made once, not per run.
-    for (LayerActivations& layer : token.layers) {
-      for (NeuronSet& set : layer.experts) {
-        if (!set.bits.present) AttachBits(&set);
-      }
-    }
+    AttachAllBits(&token, /*only_missing=*/true);
     trace->tokens.push_back(std::move(token));
   }
   return std::shared_ptr<const TokenTrace>(std::move(trace));

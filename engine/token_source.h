@@ -30,6 +30,10 @@ class TokenSource {
 };
 
 absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSource(const std::string& path);
+// The same tokens, decoded a few ahead on a thread of their own, each set's
+// bitsets attached there (as a planner reads them): for a run, whose engine
+// then works on one token while the next ones are decoded.
+absl::StatusOr<std::unique_ptr<TokenSource>> OpenTraceSourceReadAhead(const std::string& path);
 // `steps` empty tokens, for a model that makes its own activations (the real model).
 std::unique_ptr<TokenSource> MakeStepSource(int steps);
 // The model's generator, run a few tokens ahead on a thread of its own, its

@@ -54,5 +54,30 @@ TEST(ReadAheadGenerator, StopsWhenTheReaderStopsEarly) {
   EXPECT_EQ(first->token, 0u);
 }
 
+// Any producer: its tokens in order, then its error, on that call and every
+// call after (the producer is not asked again).
+TEST(ReadAhead, YieldsTheProducersTokensThenItsError) {
+  int calls = 0;
+  ReadAhead source(
+      [&calls](TokenActivations* token) -> absl::StatusOr<bool> {
+        if (calls == 5) return absl::DataLossError("token 5 is damaged");
+        token->token = calls++;
+        return true;
+      },
+      2);
+  for (uint64_t t = 0; t < 5; ++t) {
+    absl::StatusOr<const TokenActivations*> got = source.Next();
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_NE(*got, nullptr);
+    EXPECT_EQ((*got)->token, t);
+  }
+  for (int i = 0; i < 2; ++i) {
+    absl::StatusOr<const TokenActivations*> got = source.Next();
+    ASSERT_FALSE(got.ok());
+    EXPECT_EQ(got.status(), absl::DataLossError("token 5 is damaged"));
+  }
+  EXPECT_EQ(calls, 5);
+}
+
 }  // namespace
 }  // namespace sparseflash
