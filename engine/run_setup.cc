@@ -34,7 +34,7 @@ class Sources {
  public:
   explicit Sources(const RunSetupConfig& c) : c_(c) {}
   absl::StatusOr<std::unique_ptr<TokenSource>> Run() const {
-    if (c_.trace_path.empty() && c_.generated) return MakeMemorySource(c_.generated, c_.tokens);
+    if (c_.decoded) return MakeMemorySource(c_.decoded, c_.tokens);
     if (c_.trace_path.empty())
       return MakeGeneratorSource(c_.model, c_.seed, c_.tokens, c_.generator_threads,
                                  c_.generator_setup_threads);
@@ -47,8 +47,8 @@ class Sources {
                                                                    AccessSet set) const {
     const std::string source = ProfileSource(c_.profile);
     if (source == "generator") {
-      if (c_.trace_path.empty() && c_.generated) return c_.generated->GeneratorProfile(c_.model);
       if (absl::Status s = CheckGeneratorKnowsTheTrace(); !s.ok()) return s;
+      if (c_.decoded) return c_.decoded->GeneratorProfile(c_.model);
       return std::make_shared<const ActivationProfile>(ActivationProfile::OfGenerator(c_.model));
     }
     absl::StatusOr<std::unique_ptr<TokenSource>> tokens =
@@ -63,10 +63,10 @@ class Sources {
     return std::make_shared<const ActivationProfile>(*std::move(profile));
   }
   // The future accesses of the run's first `tokens` tokens (Belady): a
-  // generated trace in memory keeps them for every run on it.
+  // trace decoded in memory keeps them for every run on it.
   absl::StatusOr<std::shared_ptr<const TraceFuture>> Future(const NeuronIndexer& indexer,
                                                             AccessSet set, uint64_t tokens) const {
-    if (c_.trace_path.empty() && c_.generated) return c_.generated->Future(indexer, set, tokens);
+    if (c_.decoded) return c_.decoded->Future(indexer, set, tokens);
     absl::StatusOr<std::unique_ptr<TokenSource>> run = Run();
     if (!run.ok()) return run.status();
     RunSource limited(*std::move(run), tokens, nullptr);

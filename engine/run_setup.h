@@ -32,9 +32,10 @@ struct RunSetupConfig {
   uint64_t seed = 1;
   int generator_threads = 1;        // threads generating on the fly; the tokens do not depend on it
   int generator_setup_threads = 0;  // threads making its streams first (GeneratorOptions)
-  // The generated trace made beforehand (seed `seed`, at least `tokens` tokens),
-  // shared by runs; null = generate on the fly.
-  std::shared_ptr<const TokenTrace> generated;
+  // The run's tokens decoded beforehand and shared by runs: the generated trace
+  // of seed `seed`, or the file `trace_path`'s (at least `tokens` tokens, or all
+  // the file has); null = generate them on the fly, or read the file.
+  std::shared_ptr<const TokenTrace> decoded;
   uint64_t tokens = 256;
   std::string strategy = "powerinfer2";
   std::vector<std::string> options;  // "key=value"

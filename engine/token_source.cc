@@ -134,6 +134,22 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
   return std::shared_ptr<const TokenTrace>(std::move(trace));
 }
 
+absl::StatusOr<std::shared_ptr<const TokenTrace>> ReadTokenTrace(const std::string& path,
+                                                                 uint64_t tokens) {
+  absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
+  if (!reader.ok()) return reader.status();
+  auto trace = std::make_shared<TokenTrace>();
+  trace->header = (*reader)->header();
+  for (TokenActivations token; trace->tokens.size() < tokens; token = {}) {
+    absl::StatusOr<bool> more = (*reader)->Next(&token);
+    if (!more.ok()) return more.status();
+    if (!*more) break;
+    AttachAllBits(&token);
+    trace->tokens.push_back(std::move(token));
+  }
+  return std::shared_ptr<const TokenTrace>(std::move(trace));
+}
+
 absl::StatusOr<std::shared_ptr<const TraceFuture>> TokenTrace::Future(const NeuronIndexer& indexer,
                                                                       AccessSet set,
                                                                       uint64_t count) const {

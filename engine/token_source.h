@@ -42,10 +42,11 @@ std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_
                                                  uint64_t tokens, int threads = 1,
                                                  int setup_threads = 0);
 
-// A generated trace in memory: the same tokens MakeGeneratorSource yields.
+// A trace in memory, each set's bitsets attached: a generated one (the same
+// tokens MakeGeneratorSource yields) or a file's (ReadTokenTrace).
 struct TokenTrace {
   TraceHeader header;
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // a generated trace's (0 for a file's)
   std::vector<TokenActivations> tokens;
 
   // The future accesses of the first `count` tokens (the Belady oracle's), made
@@ -69,6 +70,10 @@ struct TokenTrace {
 absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
                                                                      uint64_t seed,
                                                                      uint64_t tokens);
+// The first `tokens` tokens of the trace file `path` (all it has, if fewer); an
+// error of the file is the reader's.
+absl::StatusOr<std::shared_ptr<const TokenTrace>> ReadTokenTrace(const std::string& path,
+                                                                 uint64_t tokens);
 // Its first `tokens` tokens.
 std::unique_ptr<TokenSource> MakeMemorySource(std::shared_ptr<const TokenTrace> trace,
                                               uint64_t tokens);

@@ -30,7 +30,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .seed = c.seed,
           .generator_threads = c.generator_threads,
           .generator_setup_threads = c.generator_setup_threads,
-          .generated = c.generated,
+          .decoded = c.decoded,
           .tokens = c.tokens,
           .strategy = c.strategy,
           .options = c.options,

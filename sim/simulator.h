@@ -24,8 +24,8 @@ namespace sparseflash {
 struct SimulationConfig {
   DeviceProfile device;
   ModelSpec model;
-  std::string trace_path;                       // "" = generate the model's default trace
-  std::shared_ptr<const TokenTrace> generated;  // that trace made beforehand (optional)
+  std::string trace_path;                     // "" = generate the model's default trace
+  std::shared_ptr<const TokenTrace> decoded;  // its tokens decoded beforehand (optional)
   std::string strategy = "powerinfer2";
   std::vector<std::string> options;  // "key=value"
   std::string policy;                // "" = the strategy's default

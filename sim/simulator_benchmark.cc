@@ -79,7 +79,7 @@ void BM_SimulateDecoded(benchmark::State& state, const char* model_name, const c
   absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
       GenerateTokenTrace(c.model, c.seed, c.tokens);
   if (!trace.ok()) std::abort();
-  c.generated = *std::move(trace);
+  c.decoded = *std::move(trace);
   // One untimed run first: a sweep's runs share the decoded trace and the
   // offline profile memoized on it, so the timed runs start from both, as the
   // second and later runs of a sweep do.

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -125,6 +126,70 @@ TEST(SweepCli, MergedShardsEqualTheWholeSweep) {
   EXPECT_EQ(StoredRuns(merged), kConfigurations);
 }
 
+// A sweep over a trace file decodes it once and shares it among its runs; each
+// run stores what `simulate --trace` of the same configuration stores (the same
+// key, the same figures), for a planner's strategy, Belady's oracle and llama.cpp.
+TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
+  const std::string dir = ::testing::TempDir();
+  const std::string trace = dir + "/sweep_file.trace";
+  ASSERT_EQ(Wait(Spawn({"trace", "gen", "--model", "tinystories-relu-260k", "--tokens", "12",
+                        "--seed", "3", "--out", trace, "--force"})),
+            0);
+  const std::string config = dir + "/file_sweep.textproto";
+  std::ofstream(config) << R"pb(
+    name: "file-sweep"
+    tokens: 12
+    grid {
+      device: "oneplus12"
+      model: "tinystories-relu-260k"
+      trace { file: "sweep_file.trace" }
+      strategy: [ "powerinfer2", "llmflash", "llamacpp" ]
+      ffn_resident: [ 0.5, 0.75 ]
+    }
+    grid {
+      device: "oneplus12"
+      model: "tinystories-relu-260k"
+      trace { file: "sweep_file.trace" }
+      strategy: "powerinfer2"
+      policy: "belady"
+      ffn_resident: [ 0.5, 0.75 ]
+    }
+  )pb";
+  const std::string swept = Fresh("file_sweep.db");
+  ASSERT_EQ(Wait(Spawn(SweepArgs(config, swept))), 0);
+  const std::string simulated = Fresh("file_simulate.db");
+  struct Run {
+    const char* strategy;
+    const char* policy;
+  };
+  for (const Run& r : {Run{"powerinfer2", ""}, Run{"llmflash", ""}, Run{"llamacpp", ""},
+                       Run{"powerinfer2", "belady"}}) {
+    for (const char* share : {"0.5", "0.75"}) {
+      std::vector<std::string> args = {
+          "simulate", "--device", "oneplus12",  "--model",  "tinystories-relu-260k",
+          "--trace",  trace,      "--strategy", r.strategy, "--ffn-resident",
+          share,      "--tokens", "12",         "--db",     simulated};
+      if (*r.policy != 0) args.insert(args.end(), {"--policy", r.policy});
+      ASSERT_EQ(Wait(Spawn(args)), 0) << r.strategy << " " << r.policy << " " << share;
+    }
+  }
+  auto figures = [](const std::string& db) {
+    std::map<std::string, std::string> by_key;
+    auto stored = ResultsDb::OpenForReading(db);
+    EXPECT_TRUE(stored.ok()) << stored.status();
+    if (!stored.ok()) return by_key;
+    auto rows = (*stored)->ReadRuns();
+    EXPECT_TRUE(rows.ok()) << rows.status();
+    if (!rows.ok()) return by_key;
+    for (const RunRow& row : *rows) by_key[row.config.Key()] = row.figures_json;
+    return by_key;
+  };
+  const std::map<std::string, std::string> from_sweep = figures(swept);
+  const std::map<std::string, std::string> from_simulate = figures(simulated);
+  EXPECT_EQ(from_sweep.size(), 8u);
+  EXPECT_EQ(from_sweep, from_simulate);
+}
+
 }  // namespace
 }  // namespace sparseflash
 
@@ -138,9 +203,10 @@ TEST(SimulateCli, ResultsCarryEveryOptionAsUsed) {
   const std::string db = Fresh("fidelity.db");
   const std::string dir = ::testing::TempDir();
   auto run = [&](const std::vector<std::string>& extra) {
-    std::vector<std::string> args = {"simulate", "--device", "oneplus12", "--model",
-                                     "tinystories-relu-260k", "--ffn-resident", "0.5",
-                                     "--tokens", "8", "--json", "--db", db};
+    std::vector<std::string> args = {
+        "simulate",       "--device", "oneplus12", "--model", "tinystories-relu-260k",
+        "--ffn-resident", "0.5",      "--tokens",  "8",       "--json",
+        "--db",           db};
     args.insert(args.end(), extra.begin(), extra.end());
     EXPECT_EQ(Wait(testing::SpawnCli(args, dir + "/fidelity.err")), 0);
   };
@@ -162,10 +228,19 @@ TEST(SimulateCli, ResultsCarryEveryOptionAsUsed) {
 
   // Naming the defaults (lru, 4 threads on this phone) is the default configuration.
   const std::string db2 = Fresh("fidelity2.db");
-  for (const auto& extra : {std::vector<std::string>{}, std::vector<std::string>{"--policy", "lru", "--threads", "4"}}) {
-    std::vector<std::string> args = {"simulate", "--device", "oneplus12", "--model",
-                                     "tinystories-relu-260k", "--ffn-resident", "0.5",
-                                     "--tokens", "8", "--db", db2};
+  for (const auto& extra : {std::vector<std::string>{},
+                            std::vector<std::string>{"--policy", "lru", "--threads", "4"}}) {
+    std::vector<std::string> args = {"simulate",
+                                     "--device",
+                                     "oneplus12",
+                                     "--model",
+                                     "tinystories-relu-260k",
+                                     "--ffn-resident",
+                                     "0.5",
+                                     "--tokens",
+                                     "8",
+                                     "--db",
+                                     db2};
     args.insert(args.end(), extra.begin(), extra.end());
     Wait(testing::SpawnCli(args));
   }

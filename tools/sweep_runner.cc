@@ -19,18 +19,21 @@
 namespace sparseflash::cli {
 namespace {
 
-// Generated traces, made once per (model, seed, tokens) and shared by the runs
-// of a sweep (generating costs more than simulating).
-class GeneratedTraces {
+// The runs' tokens in memory, made once per generated trace (model, seed,
+// tokens) or trace file (path, tokens) and shared by the runs of a sweep
+// (generating, or decoding a file, costs more than simulating).
+class DecodedTraces {
  public:
-  absl::StatusOr<std::shared_ptr<const TokenTrace>> Get(const ModelSpec& model, uint64_t seed,
-                                                        uint64_t tokens) {
+  absl::StatusOr<std::shared_ptr<const TokenTrace>> Get(const SimulationConfig& c) {
     std::lock_guard<std::mutex> lock(mu_);
-    const std::string key = absl::StrCat(model.name, "/", seed, "/", tokens);
+    const std::string key =
+        c.trace_path.empty() ? absl::StrCat("generated:", c.model.name, "/", c.seed, "/", c.tokens)
+                             : absl::StrCat("file:", c.trace_path, "/", c.tokens);
     auto it = traces_.find(key);
     if (it != traces_.end()) return it->second;
     absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
-        GenerateTokenTrace(model, seed, tokens);
+        c.trace_path.empty() ? GenerateTokenTrace(c.model, c.seed, c.tokens)
+                             : ReadTokenTrace(c.trace_path, c.tokens);
     if (!trace.ok()) return trace.status();
     traces_.emplace(key, *trace);
     return trace;
@@ -74,12 +77,9 @@ class SweepState {
     absl::StatusOr<bool> stored = db.Has(key.Key(), "simulated");
     if (!stored.ok()) return stored.status();
     if (*stored) return Finish(job, absl::OkStatus(), true);
-    if (config->trace_path.empty()) {
-      absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
-          traces_.Get(config->model, config->seed, config->tokens);
-      if (!trace.ok()) return Finish(job, trace.status(), false);
-      config->generated = *std::move(trace);
-    }
+    absl::StatusOr<std::shared_ptr<const TokenTrace>> trace = traces_.Get(*config);
+    if (!trace.ok()) return Finish(job, trace.status(), false);
+    config->decoded = *std::move(trace);
     absl::StatusOr<SimulationResult> r = Simulate(*config);
     if (!r.ok()) return Finish(job, r.status(), false);
     const RunSummary s = Summarize(r->record);
@@ -133,7 +133,7 @@ class SweepState {
   const SweepOptions& options_;
   const std::chrono::steady_clock::time_point start_;
   std::atomic<size_t> next_{0};
-  GeneratedTraces traces_;
+  DecodedTraces traces_;
   std::mutex mu_;
   std::set<std::string> claimed_;  // configuration keys of this sweep's jobs
   SweepOutcome outcome_;
