@@ -54,6 +54,20 @@ void ActivationProfile::Rank() {
   for (CacheKey k = 0; k < counts_.size(); ++k) ranked_[start[top - counts_[k]]++] = k;
 }
 
+absl::StatusOr<std::shared_ptr<const ActivationProfile>> ProfileCache::Get(
+    const std::string& path, uint32_t key_space, AccessSet set, const Collector& collect) {
+  // Held while counting: runs that want the same profile wait for it, not count it again.
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto key = std::make_tuple(path, key_space, set);
+  auto it = profiles_.find(key);
+  if (it != profiles_.end()) return it->second;
+  absl::StatusOr<ActivationProfile> profile = collect();
+  if (!profile.ok()) return profile.status();
+  auto shared = std::make_shared<const ActivationProfile>(*std::move(profile));
+  profiles_.emplace(key, shared);
+  return shared;
+}
+
 TraceOracle::TraceOracle(std::shared_ptr<const TraceFuture> future)
     : future_(std::move(future)), cursor_(future_->first_windows()) {}
 

@@ -5,6 +5,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -38,6 +44,25 @@ class ActivationProfile {
   std::vector<uint32_t> counts_;
   std::vector<CacheKey> ranked_;
   uint64_t tokens_ = 0;
+};
+
+// Offline profiles counted from trace files, each counted once per (file,
+// key space, access set) and shared by every run that names it (a sweep's
+// runs). Thread-safe; a file that changes while the cache lives is not seen.
+class ProfileCache {
+ public:
+  using Collector = std::function<absl::StatusOr<ActivationProfile>()>;
+  // The profile of `path`, from `collect` the first time (an error is not kept).
+  absl::StatusOr<std::shared_ptr<const ActivationProfile>> Get(const std::string& path,
+                                                               uint32_t key_space, AccessSet set,
+                                                               const Collector& collect);
+
+ private:
+  // std::mutex, not absl::Mutex: ThreadSanitizer sees pthread locks.
+  std::mutex mu_;
+  // Guarded by mu_.
+  std::map<std::tuple<std::string, uint32_t, AccessSet>, std::shared_ptr<const ActivationProfile>>
+      profiles_;
 };
 
 // The Belady oracle of one run: the next use of a key after the run's current

@@ -58,7 +58,11 @@ class Sources {
       const std::string origin = absl::StrCat(source, " (the offline profile)");
       if (absl::Status s = CheckShape((*tokens)->header(), c_.model, origin); !s.ok()) return s;
     }
-    absl::StatusOr<ActivationProfile> profile = ActivationProfile::Collect(**tokens, indexer, set);
+    auto collect = [&] { return ActivationProfile::Collect(**tokens, indexer, set); };
+    if (source != "oracle" && c_.profiles != nullptr) {
+      return c_.profiles->Get(source, indexer.key_space(), set, collect);
+    }
+    absl::StatusOr<ActivationProfile> profile = collect();
     if (!profile.ok()) return profile.status();
     return std::make_shared<const ActivationProfile>(*std::move(profile));
   }

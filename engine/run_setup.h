@@ -36,6 +36,8 @@ struct RunSetupConfig {
   // of seed `seed`, or the file `trace_path`'s (at least `tokens` tokens, or all
   // the file has); null = generate them on the fly, or read the file.
   std::shared_ptr<const TokenTrace> decoded;
+  // Offline profiles from trace files shared with other runs (a sweep's); null: none.
+  ProfileCache* profiles = nullptr;
   uint64_t tokens = 256;
   std::string strategy = "powerinfer2";
   std::vector<std::string> options;  // "key=value"

@@ -31,6 +31,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .generator_threads = c.generator_threads,
           .generator_setup_threads = c.generator_setup_threads,
           .decoded = c.decoded,
+          .profiles = c.profiles,
           .tokens = c.tokens,
           .strategy = c.strategy,
           .options = c.options,

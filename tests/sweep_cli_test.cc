@@ -126,16 +126,21 @@ TEST(SweepCli, MergedShardsEqualTheWholeSweep) {
   EXPECT_EQ(StoredRuns(merged), kConfigurations);
 }
 
-// A sweep over a trace file decodes it once and shares it among its runs; each
-// run stores what `simulate --trace` of the same configuration stores (the same
-// key, the same figures), for a planner's strategy, Belady's oracle and llama.cpp.
+// A sweep over a trace file decodes it once and shares it among its runs, and
+// counts an offline profile from a file once; each run stores what `simulate
+// --trace` (`--profile`) of the same configuration stores (the same key, the
+// same figures), for a planner's strategy, Belady's oracle and llama.cpp.
 TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
-  const std::string dir = ::testing::TempDir();
-  const std::string trace = dir + "/sweep_file.trace";
-  ASSERT_EQ(Wait(Spawn({"trace", "gen", "--model", "tinystories-relu-260k", "--tokens", "12",
-                        "--seed", "3", "--out", trace, "--force"})),
-            0);
-  const std::string config = dir + "/file_sweep.textproto";
+  // Paths spelled as the sweep resolves them (the stored result names the profile file).
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()).lexically_normal();
+  const std::string trace = (dir / "sweep_file.trace").string();
+  const std::string profile = (dir / "sweep_profile.trace").string();
+  for (const auto& [path, seed] : {std::pair{trace, "3"}, std::pair{profile, "4"}}) {
+    ASSERT_EQ(Wait(Spawn({"trace", "gen", "--model", "tinystories-relu-260k", "--tokens", "12",
+                          "--seed", seed, "--out", path, "--force"})),
+              0);
+  }
+  const std::string config = (dir / "file_sweep.textproto").string();
   std::ofstream(config) << R"pb(
     name: "file-sweep"
     tokens: 12
@@ -154,6 +159,14 @@ TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
       policy: "belady"
       ffn_resident: [ 0.5, 0.75 ]
     }
+    grid {
+      device: "oneplus12"
+      model: "tinystories-relu-260k"
+      trace { file: "sweep_file.trace" }
+      strategy: [ "powerinfer2", "llmflash" ]
+      ffn_resident: [ 0.5, 0.75 ]
+      profile: "sweep_profile.trace"
+    }
   )pb";
   const std::string swept = Fresh("file_sweep.db");
   ASSERT_EQ(Wait(Spawn(SweepArgs(config, swept))), 0);
@@ -161,15 +174,18 @@ TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
   struct Run {
     const char* strategy;
     const char* policy;
+    bool profiled;  // with the profile file
   };
-  for (const Run& r : {Run{"powerinfer2", ""}, Run{"llmflash", ""}, Run{"llamacpp", ""},
-                       Run{"powerinfer2", "belady"}}) {
+  for (const Run& r : {Run{"powerinfer2", "", false}, Run{"llmflash", "", false},
+                       Run{"llamacpp", "", false}, Run{"powerinfer2", "belady", false},
+                       Run{"powerinfer2", "", true}, Run{"llmflash", "", true}}) {
     for (const char* share : {"0.5", "0.75"}) {
       std::vector<std::string> args = {
           "simulate", "--device", "oneplus12",  "--model",  "tinystories-relu-260k",
           "--trace",  trace,      "--strategy", r.strategy, "--ffn-resident",
           share,      "--tokens", "12",         "--db",     simulated};
       if (*r.policy != 0) args.insert(args.end(), {"--policy", r.policy});
+      if (r.profiled) args.insert(args.end(), {"--profile", profile});
       ASSERT_EQ(Wait(Spawn(args)), 0) << r.strategy << " " << r.policy << " " << share;
     }
   }
@@ -186,7 +202,7 @@ TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
   };
   const std::map<std::string, std::string> from_sweep = figures(swept);
   const std::map<std::string, std::string> from_simulate = figures(simulated);
-  EXPECT_EQ(from_sweep.size(), 8u);
+  EXPECT_EQ(from_sweep.size(), 12u);
   EXPECT_EQ(from_sweep, from_simulate);
 }
 

@@ -80,6 +80,7 @@ class SweepState {
     absl::StatusOr<std::shared_ptr<const TokenTrace>> trace = traces_.Get(*config);
     if (!trace.ok()) return Finish(job, trace.status(), false);
     config->decoded = *std::move(trace);
+    config->profiles = &profiles_;
     absl::StatusOr<SimulationResult> r = Simulate(*config);
     if (!r.ok()) return Finish(job, r.status(), false);
     const RunSummary s = Summarize(r->record);
@@ -134,6 +135,7 @@ class SweepState {
   const std::chrono::steady_clock::time_point start_;
   std::atomic<size_t> next_{0};
   DecodedTraces traces_;
+  ProfileCache profiles_;
   std::mutex mu_;
   std::set<std::string> claimed_;  // configuration keys of this sweep's jobs
   SweepOutcome outcome_;
