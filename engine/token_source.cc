@@ -41,7 +41,7 @@ class ReadAheadFileSource : public TokenSource {
   explicit ReadAheadFileSource(std::unique_ptr<TraceReader> reader)
       : reader_(std::move(reader)), ahead_([this](TokenActivations* token) -> absl::StatusOr<bool> {
           absl::StatusOr<bool> more = reader_->Next(token);
-          // Every set's: a slot's bits are of the token it held before.
+          // The reader leaves every set without bits: made here, for the planner.
           if (more.ok() && *more) AttachAllBits(token);
           return more;
         }) {}

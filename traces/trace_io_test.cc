@@ -30,9 +30,9 @@ TEST(TraceIo, RoundTripsIdsAndHeader) {
   TraceHeader h = TinyHeader(2, 10);
   h.provenance.generator = "hand";
   h.provenance.seed = 7;
-  ASSERT_TRUE(WriteTrace(path, h, {DenseToken(0, {{0, 3, 9}, {}}),
-                                   DenseToken(1, {{1}, {2, 4, 5, 6}})})
-                  .ok());
+  ASSERT_TRUE(
+      WriteTrace(path, h, {DenseToken(0, {{0, 3, 9}, {}}), DenseToken(1, {{1}, {2, 4, 5, 6}})})
+          .ok());
   auto reader = TraceReader::Open(path);
   ASSERT_TRUE(reader.ok());
   EXPECT_EQ((*reader)->header().tokens, 2u);
@@ -43,6 +43,22 @@ TEST(TraceIo, RoundTripsIdsAndHeader) {
   EXPECT_EQ(tokens[0].layers[0].experts[0].active, (std::vector<uint32_t>{0, 3, 9}));
   EXPECT_TRUE(tokens[0].layers[1].experts[0].active.empty());
   EXPECT_EQ(tokens[1].layers[1].experts[0].active, (std::vector<uint32_t>{2, 4, 5, 6}));
+}
+
+// A token read into again holds the new token's ids and no bitsets of the old one.
+TEST(TraceIo, AReusedTokenKeepsNoBitsOfTheOneBefore) {
+  std::string path = TempPath("reused.trace");
+  ASSERT_TRUE(
+      WriteTrace(path, TinyHeader(1, 10), {DenseToken(0, {{1, 2}}), DenseToken(1, {{7}})}).ok());
+  auto reader = TraceReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  TokenActivations token;
+  ASSERT_TRUE(*(*reader)->Next(&token));
+  NeuronSet& set = token.layers[0].experts[0];
+  set.bits = NeuronBits{.present = true, .active = {0b110}};  // as a consumer attaches them
+  ASSERT_TRUE(*(*reader)->Next(&token));
+  EXPECT_EQ(token.layers[0].experts[0].active, (std::vector<uint32_t>{7}));
+  EXPECT_FALSE(token.layers[0].experts[0].bits.present);
 }
 
 TEST(TraceIo, ManyFramesStreamBack) {

@@ -13,9 +13,7 @@
 namespace sparseflash {
 namespace {
 
-bool ReadExact(FILE* file, void* data, size_t n) {
-  return std::fread(data, 1, n, file) == n;
-}
+bool ReadExact(FILE* file, void* data, size_t n) { return std::fread(data, 1, n, file) == n; }
 
 bool ReadU32(FILE* file, uint32_t* v) { return ReadExact(file, v, 4); }
 
@@ -35,14 +33,12 @@ absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::Open(const std::string
   }
   FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
-    return absl::NotFoundError(
-        absl::StrCat(path, ": cannot open trace: ", std::strerror(errno)));
+    return absl::NotFoundError(absl::StrCat(path, ": cannot open trace: ", std::strerror(errno)));
   }
   return FromStream(file, path);
 }
 
-absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::FromStream(FILE* file,
-                                                                     std::string name) {
+absl::StatusOr<std::unique_ptr<TraceReader>> TraceReader::FromStream(FILE* file, std::string name) {
   std::unique_ptr<TraceReader> reader(new TraceReader(std::move(name), file));
   if (absl::Status s = reader->ReadHeader(); !s.ok()) return s;
   return reader;
@@ -65,9 +61,9 @@ absl::Status TraceReader::ReadHeader() {
         absl::StrCat(path_, ": not a sparseflash trace (bad magic; expected SFTRACE1)"));
   }
   if (!ReadU32(file_, &version) || version != trace_format::kVersion) {
-    return absl::DataLossError(absl::StrCat(path_, ": unsupported trace format version ",
-                                            version, " (this build reads version ",
-                                            trace_format::kVersion, ")"));
+    return absl::DataLossError(absl::StrCat(path_, ": unsupported trace format version ", version,
+                                            " (this build reads version ", trace_format::kVersion,
+                                            ")"));
   }
   if (!ReadU32(file_, &length) || length > trace_format::kMaxHeaderBytes) {
     return absl::DataLossError(absl::StrCat(path_, ": header truncated or too large"));
@@ -103,8 +99,8 @@ absl::StatusOr<bool> TraceReader::LoadFrame() {
     return Error(absl::StrCat("file truncated inside frame ", frames_read_));
   }
   raw_.resize(sizes[1]);
-  size_t n = ZSTD_decompressDCtx(dctx_, raw_.data(), raw_.size(), compressed_.data(),
-                                 compressed_.size());
+  size_t n =
+      ZSTD_decompressDCtx(dctx_, raw_.data(), raw_.size(), compressed_.data(), compressed_.size());
   if (ZSTD_isError(n) || n != sizes[1]) {
     return Error(absl::StrCat("corrupt zstd frame ", frames_read_, ": ",
                               ZSTD_isError(n) ? ZSTD_getErrorName(n) : "size mismatch"));
@@ -147,8 +143,7 @@ absl::StatusOr<bool> TraceReader::Next(TokenActivations* token) {
 }
 
 absl::Status TraceReader::DecodeIds(const google::protobuf::RepeatedField<uint32_t>& deltas,
-                                    uint32_t layer, const char* what,
-                                    std::vector<uint32_t>* out) {
+                                    uint32_t layer, const char* what, std::vector<uint32_t>* out) {
   out->resize(deltas.size());
   uint64_t id = 0;
   const uint32_t limit = static_cast<uint32_t>(header_.model.d_ffn);
@@ -185,8 +180,8 @@ absl::Status TraceReader::Decode(TokenActivations* token) {
                                                 "in order)"));
     }
     if (l.experts_size() > m.top_k) {
-      return LayerError(l.layer(), absl::StrCat(l.experts_size(), " experts, the model routes to ",
-                                                m.top_k));
+      return LayerError(l.layer(),
+                        absl::StrCat(l.experts_size(), " experts, the model routes to ", m.top_k));
     }
     LayerActivations& out = token->layers[li];
     out.layer = l.layer();
@@ -203,17 +198,15 @@ absl::Status TraceReader::Decode(TokenActivations* token) {
       }
       NeuronSet& set = out.experts[ei];
       set.expert = e.expert();
-      if (absl::Status s = DecodeIds(e.active_delta(), l.layer(), "active", &set.active);
+      set.bits.present = false;  // a reused token's bitsets are of another token
+      if (absl::Status s = DecodeIds(e.active_delta(), l.layer(), "active", &set.active); !s.ok()) {
+        return s;
+      }
+      if (absl::Status s = DecodeIds(e.predicted_delta(), l.layer(), "predicted", &set.predicted);
           !s.ok()) {
         return s;
       }
-      if (absl::Status s =
-              DecodeIds(e.predicted_delta(), l.layer(), "predicted", &set.predicted);
-          !s.ok()) {
-        return s;
-      }
-      if (absl::Status s =
-              DecodeIds(e.gate_only_delta(), l.layer(), "gate-only", &set.gate_only);
+      if (absl::Status s = DecodeIds(e.gate_only_delta(), l.layer(), "gate-only", &set.gate_only);
           !s.ok()) {
         return s;
       }

@@ -28,8 +28,9 @@ class TraceReader {
   const TraceHeader& header() const { return header_; }
   const std::string& path() const { return path_; }
 
-  // Reads the next token into `token` (its vectors are reused). Returns false
-  // at the end of a complete trace, an error for a damaged one.
+  // Reads the next token into `token` (its vectors are reused; its sets carry
+  // no bitsets: `bits.present` is false). Returns false at the end of a
+  // complete trace, an error for a damaged one.
   absl::StatusOr<bool> Next(TokenActivations* token);
 
  private:
@@ -37,8 +38,8 @@ class TraceReader {
   absl::Status ReadHeader();
   absl::StatusOr<bool> LoadFrame();
   absl::Status Decode(TokenActivations* token);
-  absl::Status DecodeIds(const google::protobuf::RepeatedField<uint32_t>& deltas,
-                         uint32_t layer, const char* what, std::vector<uint32_t>* out);
+  absl::Status DecodeIds(const google::protobuf::RepeatedField<uint32_t>& deltas, uint32_t layer,
+                         const char* what, std::vector<uint32_t>* out);
   absl::Status Error(const std::string& what) const;
   absl::Status LayerError(uint32_t layer, const std::string& what) const;
 
