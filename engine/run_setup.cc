@@ -194,6 +194,7 @@ absl::StatusOr<RunSetup> PrepareRun(const RunSetupConfig& c) {
   ctx.profile = setup.profile.get();
   ctx.oracle = setup.oracle.get();
   ctx.seed = c.seed;
+  ctx.sharing = c.sharing;
   StrategyOptions options;
   if (absl::Status s = StrategyOptions::Parse(c.options, &options); !s.ok()) return s;
   absl::StatusOr<std::unique_ptr<Strategy>> strategy = MakeStrategy(c.strategy, options, ctx);

@@ -38,6 +38,9 @@ struct RunSetupConfig {
   std::shared_ptr<const TokenTrace> decoded;
   // Offline profiles from trace files shared with other runs (a sweep's); null: none.
   ProfileCache* profiles = nullptr;
+  // The planner's classification recorded for, or replayed from, runs that
+  // differ only in scheduling (engine/classification_tape.h); none by default.
+  ClassificationSharing sharing;
   uint64_t tokens = 256;
   std::string strategy = "powerinfer2";
   std::vector<std::string> options;  // "key=value"

@@ -24,6 +24,17 @@ namespace sparseflash {
 // Upper bound on compute threads (options, --threads, sweeps).
 inline constexpr int kMaxThreads = 1024;
 
+class ClassificationTape;
+class TapeReplay;
+
+// A run's part in sharing its planner's classification with other runs
+// (engine/classification_tape.h): at most one of the two is set, and a
+// strategy that cannot share ignores both (a tape it was to record stays empty).
+struct ClassificationSharing {
+  ClassificationTape* record = nullptr;
+  TapeReplay* replay = nullptr;
+};
+
 // What a strategy is given: the model, the trace, the budget and what the
 // machine has. Exactly one of memory_bytes and ffn_resident is set (>= 0).
 struct StrategyContext {
@@ -47,6 +58,7 @@ struct StrategyContext {
   const ActivationProfile* profile = nullptr;  // offline activation profile
   const AccessOracle* oracle = nullptr;        // future accesses (Belady only)
   uint64_t seed = 1;
+  ClassificationSharing sharing;
 
   int context_tokens() const { return prompt_tokens + decode_tokens; }
 };

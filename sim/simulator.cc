@@ -32,6 +32,7 @@ RunSetupConfig RunSetupOf(const SimulationConfig& c) {
           .generator_setup_threads = c.generator_setup_threads,
           .decoded = c.decoded,
           .profiles = c.profiles,
+          .sharing = c.sharing,
           .tokens = c.tokens,
           .strategy = c.strategy,
           .options = c.options,

@@ -27,6 +27,7 @@ struct SimulationConfig {
   std::string trace_path;                     // "" = generate the model's default trace
   std::shared_ptr<const TokenTrace> decoded;  // its tokens decoded beforehand (optional)
   ProfileCache* profiles = nullptr;  // offline profiles from files shared by runs (optional)
+  ClassificationSharing sharing;     // the planner's classification, recorded or replayed
   std::string strategy = "powerinfer2";
   std::vector<std::string> options;  // "key=value"
   std::string policy;                // "" = the strategy's default

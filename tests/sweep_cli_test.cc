@@ -206,6 +206,82 @@ TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
   EXPECT_EQ(from_sweep, from_simulate);
 }
 
+// Runs that differ only in scheduling (threads, pipeline, cluster size, I/O
+// depth) replay one run's classification of their neurons instead of
+// classifying again; they store what they store when every run classifies for
+// itself (--no-share), token by token, for dense and MoE models, the default
+// and a set policy, with and without the NPU's rows.
+TEST(SweepCli, SharedClassificationsStoreWhatEveryRunsOwnDoes) {
+  const std::string config = ::testing::TempDir() + "/share_sweep.textproto";
+  const std::string models = R"(model: [ "turbosparse-mistral-7b", "turbosparse-mixtral-47b" ])";
+  std::ofstream(config) << absl::StrCat(R"pb(
+                                          name: "share-sweep"
+                                          tokens: 10
+                                          grid { device: [ "oneplus12", "oneplus-ace2" ]
+                                        )pb",
+                                        models, R"pb(
+      strategy: [ "powerinfer2", "llmflash" ]
+      ffn_resident: [ 0.1, 0.5 ]
+    }
+                                                grid {
+      device: [ "oneplus12", "oneplus-ace2" ]
+      )pb",
+                                        models, R"pb(
+      strategy: "powerinfer2"
+      threads: [ 1, 3 ]
+      ffn_resident: [ 0.1, 0.5 ]
+    }
+                                                grid {
+      device: "oneplus12"
+      )pb",
+                                        models, R"pb(
+      strategy: "powerinfer2"
+      option: [ "pipeline=none", "io_depth=4" ]
+      ffn_resident: [ 0.1, 0.5 ]
+    }
+                                                grid {
+      device: "oneplus12"
+      )pb",
+                                        models, R"pb(
+      strategy: "powerinfer2"
+      policy: "s3fifo"
+      threads: [ 0, 2 ]
+      option: "cluster_neurons=32"
+      ffn_resident: 0.25
+    }
+  )pb");
+  // Per configuration key: the figures and the tokens' latencies.
+  auto stored = [](const std::string& db) {
+    std::map<std::string, std::pair<std::string, std::vector<double>>> by_key;
+    auto opened = ResultsDb::OpenForReading(db);
+    EXPECT_TRUE(opened.ok()) << opened.status();
+    if (!opened.ok()) return by_key;
+    auto rows = (*opened)->ReadRuns();
+    EXPECT_TRUE(rows.ok()) << rows.status();
+    if (!rows.ok()) return by_key;
+    for (const RunRow& row : *rows) {
+      by_key[row.config.Key()] = {row.figures_json, row.token_latency_ms};
+    }
+    return by_key;
+  };
+  const std::string shared = Fresh("shared.db"), own = Fresh("own.db");
+  const testing::CliOutcome with = testing::Shell(testing::CliCommandLine(
+      absl::StrCat("sweep --config ", config, " --db ", shared, " --jobs 2 2>/dev/null")));
+  ASSERT_EQ(with.code, 0) << with.out;
+  // Up to 2 replays for each of the 8 keys of the first two grids, 1 more for
+  // the 4 on the OnePlus 12, and 1 for each s3fifo key: fewer when two runs of
+  // a key run at once.
+  EXPECT_NE(with.out.find("runs differed from another only in"), std::string::npos) << with.out;
+  const testing::CliOutcome without = testing::Shell(testing::CliCommandLine(
+      absl::StrCat("sweep --config ", config, " --db ", own, " --jobs 2 --no-share 2>/dev/null")));
+  ASSERT_EQ(without.code, 0) << without.out;
+  EXPECT_EQ(without.out.find("runs differed from another only in"), std::string::npos)
+      << without.out;
+  const auto a = stored(shared), b = stored(own);
+  EXPECT_EQ(a.size(), 16u + 16u + 4u + 4u);
+  EXPECT_EQ(a, b);
+}
+
 }  // namespace
 }  // namespace sparseflash
 

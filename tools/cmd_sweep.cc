@@ -18,6 +18,7 @@ struct SweepArgs {
   std::string config, db, shard = "1/1";
   int jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   bool list = false;
+  bool no_share = false;
 };
 
 int RunSweepCommand(const SweepArgs& a) {
@@ -38,10 +39,11 @@ int RunSweepCommand(const SweepArgs& a) {
                a.jobs, a.db.c_str());
   ProgressBar bar("sweep");
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<SweepOutcome> out =
-      RunSweep(jobs, {.db = a.db, .jobs = a.jobs, .progress = [&bar](const SweepProgress& p) {
-                        bar(p.done, p.total, p.elapsed_s);
-                      }});
+  absl::StatusOr<SweepOutcome> out = RunSweep(
+      jobs, {.db = a.db,
+             .jobs = a.jobs,
+             .share_classification = !a.no_share,
+             .progress = [&bar](const SweepProgress& p) { bar(p.done, p.total, p.elapsed_s); }});
   if (!out.ok()) return ReportError(out.status());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -52,6 +54,12 @@ int RunSweepCommand(const SweepArgs& a) {
   if (out->duplicates > 0) {
     absl::PrintF("%lld jobs resolved to a configuration another job already has and ran once\n",
                  static_cast<long long>(out->duplicates));
+  }
+  if (out->shared > 0) {
+    absl::PrintF(
+        "%lld runs differed from another only in threads, pipeline, cluster_neurons or io_depth "
+        "and replayed its classification of the neurons (--no-share classifies in every run)\n",
+        static_cast<long long>(out->shared));
   }
   if (out->infeasible > 0) {
     absl::PrintF("infeasible (memory budget below the strategy's resident set), e.g. %s\n",
@@ -80,6 +88,10 @@ void AddSweepCommand(CLI::App& app, Dispatch& dispatch) {
                 "$SLURM_ARRAY_TASK_ID/8; merge the shards with 'db merge'")
       ->capture_default_str();
   s->add_flag("--list", a->list, "Print the configurations (of this shard) and exit");
+  s->add_flag("--no-share", a->no_share,
+              "Classify every run's neurons itself, instead of replaying the classification "
+              "of a run that differs only in threads, pipeline, cluster_neurons or io_depth "
+              "(the results are the same; for checking that)");
   s->callback([&dispatch, a] {
     dispatch.action = [a] {
       if (!a->list && a->db.empty()) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -14,6 +15,7 @@
 #include "engine/model_bytes.h"
 #include "reports/results_db.h"
 #include "tools/run_store.h"
+#include "tools/shared_classification.h"
 #include "traces/model_catalog.h"
 
 namespace sparseflash::cli {
@@ -48,7 +50,10 @@ class DecodedTraces {
 class SweepState {
  public:
   SweepState(const std::vector<SweepJob>& jobs, const SweepOptions& options)
-      : jobs_(jobs), options_(options), start_(std::chrono::steady_clock::now()) {
+      : jobs_(jobs),
+        options_(options),
+        start_(std::chrono::steady_clock::now()),
+        shared_(options.share_classification ? jobs : std::vector<SweepJob>{}) {
     outcome_.total = static_cast<int64_t>(jobs.size());
   }
 
@@ -57,19 +62,24 @@ class SweepState {
     absl::StatusOr<std::unique_ptr<ResultsDb>> db = ResultsDb::Open(options_.db);
     if (!db.ok()) return db.status();
     for (size_t i = next_++; i < jobs_.size(); i = next_++) {
-      if (absl::Status s = RunOne(**db, jobs_[i]); !s.ok()) return s;
+      if (absl::Status s = RunOne(**db, i); !s.ok()) return s;
     }
     return absl::OkStatus();
   }
 
   SweepOutcome outcome() {
     std::lock_guard<std::mutex> lock(mu_);
-    return outcome_;
+    SweepOutcome out = outcome_;
+    out.shared = shared_.replayed();
+    return out;
   }
 
  private:
   // Only database errors stop the sweep; a job's own error is recorded.
-  absl::Status RunOne(ResultsDb& db, const SweepJob& job) {
+  absl::Status RunOne(ResultsDb& db, size_t index) {
+    const SweepJob& job = jobs_[index];
+    std::optional<SharedClassifications::Use> use;
+    if (options_.share_classification) use.emplace(&shared_, index);
     absl::StatusOr<SimulationConfig> config = ResolveJob(job);
     if (!config.ok()) return Finish(job, config.status(), false);
     const RunConfig key = MakeRunConfig(*config);
@@ -81,8 +91,16 @@ class SweepState {
     if (!trace.ok()) return Finish(job, trace.status(), false);
     config->decoded = *std::move(trace);
     config->profiles = &profiles_;
+    if (use) config->sharing = use->Start();
     absl::StatusOr<SimulationResult> r = Simulate(*config);
     if (!r.ok()) return Finish(job, r.status(), false);
+    if (use && !use->Succeeded()) {
+      return Finish(job,
+                    absl::InternalError("the run replayed another run's classification of its "
+                                        "neurons and it did not match; nothing was stored (run "
+                                        "the sweep again with --no-share)"),
+                    false);
+    }
     const RunSummary s = Summarize(r->record);
     absl::StatusOr<int64_t> id = db.Insert(MakeRunRow(
         key, "simulated", RunFigures(*config, s, r->memory, r->options, ExtrasOf(*r)), r->record));
@@ -136,6 +154,7 @@ class SweepState {
   std::atomic<size_t> next_{0};
   DecodedTraces traces_;
   ProfileCache profiles_;
+  SharedClassifications shared_;
   std::mutex mu_;
   std::set<std::string> claimed_;  // configuration keys of this sweep's jobs
   SweepOutcome outcome_;

@@ -24,6 +24,9 @@ struct SweepProgress {
 struct SweepOptions {
   std::string db;
   int jobs = 1;
+  // Runs that differ only in scheduling replay one run's classification of its
+  // neurons (tools/shared_classification.h); the results are the same without.
+  bool share_classification = true;
   std::function<void(const SweepProgress&)> progress;  // called from one thread at a time
 };
 
@@ -32,6 +35,8 @@ struct SweepOutcome {
   // Jobs that resolve to the same configuration as an earlier job of this sweep
   // (e.g. a policy row naming the strategy's default policy): run once, counted here.
   int64_t duplicates = 0;
+  // Runs that replayed another run's classification instead of classifying.
+  int64_t shared = 0;
   std::vector<std::string> failures;  // "label: error"
   std::vector<std::string> infeasible_labels;
 };

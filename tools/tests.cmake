@@ -1,1 +1,2 @@
 sf_test(sweep_grid_test SOURCES sweep_grid_test.cc LIBS sf_tools)
+sf_test(shared_classification_test SOURCES shared_classification_test.cc LIBS sf_tools)

@@ -11,6 +11,7 @@
 #include <bit>
 
 #include "absl/strings/str_cat.h"
+#include "engine/classification_tape.h"
 #include "engine/layer_costs.h"
 #include "engine/predictor.h"
 #include "engine/segmented_cache.h"
@@ -46,6 +47,7 @@ class PowerInfer2 : public Strategy {
         predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
                    ctx.model.d_ffn) {
     if (s_.npu) PlanNpuRows();
+    replayed_ = {cache_->hits(), cache_->accesses()};
   }
 
   ResourcePlan resources() const override {
@@ -66,7 +68,10 @@ class PowerInfer2 : public Strategy {
             .cache_bytes = s_.cache.capacity_bytes,
             .read_buffer_bytes = s_.attention_reads.buffer_bytes()};
   }
-  CacheCounters counters() const override { return {cache_->hits(), cache_->accesses()}; }
+  CacheCounters counters() const override {
+    if (ctx_.sharing.replay != nullptr) return replayed_;
+    return {cache_->hits(), cache_->accesses()};
+  }
 
   // At prefill nearly every neuron is active, so a layer is one dense cluster:
   // unless the whole FFN is in memory, the layer's FFN is read whole from flash,
@@ -88,10 +93,12 @@ class PowerInfer2 : public Strategy {
         s_.attention_reads);
   }
 
-  void EndToken() override { cache_->OnTokenEnd(); }
+  void EndToken() override {
+    if (ctx_.sharing.replay == nullptr) cache_->OnTokenEnd();
+  }
 
  private:
-  SF_POPCNT_CLONES NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
+  NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
     const ModelSpec& m = ctx_.model;
     const int64_t per_expert_predictor = costs_.predictor_bytes / m.experts;
     NodeId predicted = plan->Parallel(ComputeKind::kPredictor, ComputeUnit::kCpu,
@@ -109,15 +116,7 @@ class PowerInfer2 : public Strategy {
     std::vector<NodeId> ends;
     for (const NeuronSet& set : layer.experts) {
       const int slot = static_cast<int>(layer.layer) * m.experts + static_cast<int>(set.expert);
-      const uint32_t base = indexer_.Key(layer.layer, set.expert, 0);
-      const std::vector<uint32_t>& predicted_ids = predictor_.Predict(slot, set);
-      uint64_t hot_hits = 0;
-      FfnCounts counts = ClassifyWithPinned(
-          predicted_ids, set, base, reads_.second_conditional,
-          {.resident = &cache_->hot_bits(), .elsewhere = s_.npu ? &npu_row_ : nullptr},
-          [&](CacheKey k) { return LookupCold(k); }, [&](CacheKey k) { cache_->Fetched(k); },
-          [&](CacheKey k) { cache_->Prefetch(k); }, cache_->uses_hints(), &hot_hits);
-      cache_->CountHotHits(hot_hits);
+      const FfnCounts counts = Classify(layer.layer, slot, set);
       ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
       if (s_.npu && npu_per_slot_[slot] > 0) {
         ComputeTask dense{.kind = ComputeKind::kFfn,
@@ -129,6 +128,29 @@ class PowerInfer2 : public Strategy {
     NodeId end = plan->Join(ends);
     plan->Depend(end, predicted);
     return end;
+  }
+
+  // The set's predicted neurons classified by where they are, the cache
+  // updated; or, replaying another run's classification, that run's counts.
+  SF_POPCNT_CLONES FfnCounts Classify(uint32_t layer, int slot, const NeuronSet& set) {
+    FfnCounts counts;
+    if (ctx_.sharing.replay != nullptr) {
+      ctx_.sharing.replay->Next(layer, set.expert, &counts, &replayed_);
+      return counts;
+    }
+    const uint32_t base = indexer_.Key(layer, set.expert, 0);
+    const std::vector<uint32_t>& predicted_ids = predictor_.Predict(slot, set);
+    uint64_t hot_hits = 0;
+    counts = ClassifyWithPinned(
+        predicted_ids, set, base, reads_.second_conditional,
+        {.resident = &cache_->hot_bits(), .elsewhere = s_.npu ? &npu_row_ : nullptr},
+        [&](CacheKey k) { return LookupCold(k); }, [&](CacheKey k) { cache_->Fetched(k); },
+        [&](CacheKey k) { cache_->Prefetch(k); }, cache_->uses_hints(), &hot_hits);
+    cache_->CountHotHits(hot_hits);
+    if (ctx_.sharing.record != nullptr) {
+      ctx_.sharing.record->Append(layer, set.expert, counts, {cache_->hits(), cache_->accesses()});
+    }
+    return counts;
   }
 
   // A key outside the hot region; the NPU's rows are all hot (PlanNpuRows), so
@@ -207,6 +229,7 @@ class PowerInfer2 : public Strategy {
   LayerCosts costs_;
   NeuronIndexer indexer_;
   Predictor predictor_;
+  CacheCounters replayed_;  // the cache's counters as the replayed classification left them
   std::vector<int64_t> npu_per_slot_;  // rows the NPU computes densely, per slot
   std::vector<uint64_t> npu_row_;      // bit per key: computed by the NPU (a hot key)
 };
