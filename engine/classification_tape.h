@@ -3,7 +3,8 @@
 // non-zero gate, and the cache's counters after each set. Runs whose
 // classification inputs agree (the trace, the budget, the cache and its
 // policy, the predictor, the layout, the device's NPU) and that differ only in
-// how the work is scheduled (threads, pipeline, cluster size, I/O depth) make
+// how the work is scheduled (threads, pipeline, cluster size, I/O depth or
+// I/O threads) make
 // the same decisions, so one records them and the others replay them instead
 // of classifying and caching again; their results are the same either way.
 #pragma once
@@ -17,10 +18,18 @@
 
 namespace sparseflash {
 
+// One neuron set's classification: its counts, the keys its misses brought
+// into the cache, and the cache's counters after it.
+struct ClassifiedSet {
+  FfnCounts counts;
+  int64_t fetched = 0;
+  CacheCounters after;
+};
+
 class ClassificationTape {
  public:
   // Appends the classification of expert `expert`'s set in layer `layer`.
-  void Append(uint32_t layer, uint32_t expert, const FfnCounts& counts, CacheCounters after);
+  void Append(uint32_t layer, uint32_t expert, const ClassifiedSet& set);
 
   // Gives back the memory the entries were appended into beyond their own.
   void ShrinkToFit() { entries_.shrink_to_fit(); }
@@ -34,6 +43,7 @@ class ClassificationTape {
   struct Entry {
     uint16_t layer, expert;
     uint32_t counts[4];  // resident active, resident gate-zero, missing active, missing gate-zero
+    uint32_t fetched;
     uint64_t hits, accesses;
   };
   std::vector<Entry> entries_;
@@ -46,8 +56,8 @@ class TapeReplay {
  public:
   explicit TapeReplay(const ClassificationTape* tape) : tape_(tape) {}
 
-  // The next set's counts and the cache's counters after it; false on a mismatch.
-  bool Next(uint32_t layer, uint32_t expert, FfnCounts* counts, CacheCounters* after);
+  // The next set's classification; false (and *set cleared) on a mismatch.
+  bool Next(uint32_t layer, uint32_t expert, ClassifiedSet* set);
   // Every set of the tape replayed, none mismatched.
   bool finished() const { return ok_ && at_ == tape_->size(); }
 

@@ -207,10 +207,10 @@ TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
 }
 
 // Runs that differ only in scheduling (threads, pipeline, cluster size, I/O
-// depth) replay one run's classification of their neurons instead of
+// depth, I/O threads) replay one run's classification of their neurons instead of
 // classifying again; they store what they store when every run classifies for
-// itself (--no-share), token by token, for dense and MoE models, the default
-// and a set policy, with and without the NPU's rows.
+// itself (--no-share), token by token, for dense and MoE models, powerinfer2
+// and llmflash, the default and a set policy, with and without the NPU's rows.
 TEST(SweepCli, SharedClassificationsStoreWhatEveryRunsOwnDoes) {
   const std::string config = ::testing::TempDir() + "/share_sweep.textproto";
   const std::string models = R"(model: [ "turbosparse-mistral-7b", "turbosparse-mixtral-47b" ])";
@@ -227,8 +227,16 @@ TEST(SweepCli, SharedClassificationsStoreWhatEveryRunsOwnDoes) {
       device: [ "oneplus12", "oneplus-ace2" ]
       )pb",
                                         models, R"pb(
-      strategy: "powerinfer2"
+      strategy: [ "powerinfer2", "llmflash" ]
       threads: [ 1, 3 ]
+      ffn_resident: [ 0.1, 0.5 ]
+    }
+                                                grid {
+      device: "oneplus12"
+      )pb",
+                                        models, R"pb(
+      strategy: "llmflash"
+      option: "io_threads=8"
       ffn_resident: [ 0.1, 0.5 ]
     }
                                                 grid {
@@ -268,17 +276,21 @@ TEST(SweepCli, SharedClassificationsStoreWhatEveryRunsOwnDoes) {
   const testing::CliOutcome with = testing::Shell(testing::CliCommandLine(
       absl::StrCat("sweep --config ", config, " --db ", shared, " --jobs 2 2>/dev/null")));
   ASSERT_EQ(with.code, 0) << with.out;
-  // Up to 2 replays for each of the 8 keys of the first two grids, 1 more for
-  // the 4 on the OnePlus 12, and 1 for each s3fifo key: fewer when two runs of
-  // a key run at once.
-  EXPECT_NE(with.out.find("runs differed from another only in"), std::string::npos) << with.out;
+  // Every key of the first grid records (its runs differ in more than
+  // scheduling) and its runs in the next three replay: 22 of powerinfer2's,
+  // 20 of llmflash's, less any that ran beside their key's recording run.
+  const size_t phrase = with.out.find(" runs differed from another only in");
+  ASSERT_NE(phrase, std::string::npos) << with.out;
+  const size_t line = with.out.rfind('\n', phrase);
+  const int replayed = std::atoi(with.out.substr(line == std::string::npos ? 0 : line + 1).c_str());
+  EXPECT_GE(replayed, 36) << with.out;
   const testing::CliOutcome without = testing::Shell(testing::CliCommandLine(
       absl::StrCat("sweep --config ", config, " --db ", own, " --jobs 2 --no-share 2>/dev/null")));
   ASSERT_EQ(without.code, 0) << without.out;
   EXPECT_EQ(without.out.find("runs differed from another only in"), std::string::npos)
       << without.out;
   const auto a = stored(shared), b = stored(own);
-  EXPECT_EQ(a.size(), 16u + 16u + 4u + 4u);
+  EXPECT_EQ(a.size(), 16u + 32u + 4u + 4u + 4u);
   EXPECT_EQ(a, b);
 }
 

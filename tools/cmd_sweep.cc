@@ -57,7 +57,7 @@ int RunSweepCommand(const SweepArgs& a) {
   }
   if (out->shared > 0) {
     absl::PrintF(
-        "%lld runs differed from another only in threads, pipeline, cluster_neurons or io_depth "
+        "%lld runs differed from another only in threads or I/O scheduling options "
         "and replayed its classification of the neurons (--no-share classifies in every run)\n",
         static_cast<long long>(out->shared));
   }
@@ -90,7 +90,8 @@ void AddSweepCommand(CLI::App& app, Dispatch& dispatch) {
   s->add_flag("--list", a->list, "Print the configurations (of this shard) and exit");
   s->add_flag("--no-share", a->no_share,
               "Classify every run's neurons itself, instead of replaying the classification "
-              "of a run that differs only in threads, pipeline, cluster_neurons or io_depth "
+              "of a run that differs only in threads, pipeline, cluster_neurons, io_depth or "
+              "io_threads "
               "(the results are the same; for checking that)");
   s->callback([&dispatch, a] {
     dispatch.action = [a] {

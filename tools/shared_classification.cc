@@ -9,7 +9,8 @@
 namespace sparseflash::cli {
 
 bool IsSchedulingOption(const std::string& key_value) {
-  for (const char* key : {"threads=", "pipeline=", "cluster_neurons=", "io_depth="}) {
+  for (const char* key :
+       {"threads=", "pipeline=", "cluster_neurons=", "io_depth=", "io_threads="}) {
     if (absl::StartsWith(key_value, key)) return true;
   }
   return false;

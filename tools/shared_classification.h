@@ -1,6 +1,7 @@
 // Which of a sweep's runs share their planner's classification
 // (engine/classification_tape.h). Jobs that differ only in scheduling (their
-// compute threads and the options pipeline, cluster_neurons and io_depth) have
+// compute threads and the options pipeline, cluster_neurons, io_depth and
+// io_threads) have
 // one key; the first of a key's jobs to run records a tape, and the key's later
 // jobs replay it while another of them is still to come. A recorded tape is
 // kept only while all kept tapes stay under a byte cap: a run without a tape

@@ -20,6 +20,7 @@ TEST(ClassificationKey, IgnoresOnlyScheduling) {
   const std::string key = ClassificationKey(Job(0, {}));
   EXPECT_EQ(ClassificationKey(Job(3, {"pipeline=none", "io_depth=4", "cluster_neurons=8"})), key);
   EXPECT_EQ(ClassificationKey(Job(0, {"threads=2"})), key);
+  EXPECT_EQ(ClassificationKey(Job(0, {"io_threads=8"})), key);
   EXPECT_NE(ClassificationKey(Job(0, {"hot_share=0.25"})), key);
   EXPECT_NE(ClassificationKey(Job(0, {"layout=bundle"})), key);
   EXPECT_NE(ClassificationKey(Job(0, {}, 0.25)), key);
@@ -49,7 +50,7 @@ TEST(SharedClassifications, RecordsOnceAndReplaysForTheKeysOtherJobs) {
     // A second job of the key starting meanwhile runs on its own.
     SharedClassifications::Use beside(&shared, 1);
     EXPECT_EQ(beside.Start().record, nullptr);
-    s.record->Append(0, 0, {.resident_active = 1}, {.hits = 1, .accesses = 1});
+    s.record->Append(0, 0, {.counts = {.resident_active = 1}, .after = {.hits = 1, .accesses = 1}});
     EXPECT_TRUE(first.Succeeded());
     EXPECT_TRUE(beside.Succeeded());
   }

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "common/units.h"
+#include "engine/classification_tape.h"
 #include "engine/layer_costs.h"
 #include "engine/neuron_cache.h"
 #include "engine/predictor.h"
@@ -44,7 +45,8 @@ class LlmFlash : public Strategy {
         memory_(memory),
         costs_(ComputeLayerCosts(ctx.model, ctx.bytes)),
         predictor_(s.predictor, ctx.trace.has_predicted, ctx.model.layers * ctx.model.experts,
-                   ctx.model.d_ffn) {}
+                   ctx.model.d_ffn),
+        replayed_(CacheStats()) {}
 
   ResourcePlan resources() const override {
     return {.compute_threads = s_.threads,
@@ -54,12 +56,7 @@ class LlmFlash : public Strategy {
   }
   MemoryPlan memory() const override { return memory_; }
   CacheCounters counters() const override {
-    CacheCounters c;
-    for (const auto& cache : caches_) {
-      c.hits += cache->stats().hits;
-      c.accesses += cache->stats().hits + cache->stats().misses;
-    }
-    return c;
+    return ctx_.sharing.replay != nullptr ? replayed_ : CacheStats();
   }
 
   NodeId PlanPrefill(int tokens, WorkPlan* plan) override {
@@ -89,6 +86,7 @@ class LlmFlash : public Strategy {
   }
 
   void EndToken() override {
+    if (ctx_.sharing.replay != nullptr) return;  // the caches are not used
     for (auto& cache : caches_) cache->OnTokenEnd();
   }
 
@@ -123,7 +121,7 @@ class LlmFlash : public Strategy {
     return plan->Read(r, {after});
   }
 
-  SF_POPCNT_CLONES NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
+  NodeId PlanFfn(const LayerActivations& layer, NodeId after, WorkPlan* plan) {
     const ModelSpec& m = ctx_.model;
     NodeId predicted = plan->Parallel(
         ComputeKind::kPredictor, ComputeUnit::kCpu,
@@ -140,19 +138,9 @@ class LlmFlash : public Strategy {
     std::vector<NodeId> ends;
     int64_t fetched = 0;
     for (const NeuronSet& set : layer.experts) {
-      const int slot = static_cast<int>(layer.layer) * m.experts + static_cast<int>(set.expert);
-      NeuronCache& cache = *caches_[layer.layer];
-      const uint32_t base = set.expert * m.d_ffn;  // keys are per layer
-      uint64_t no_pinned_hits = 0;                 // the window's cache pins nothing
-      FfnCounts counts = ClassifyWithPinned(
-          predictor_.Predict(slot, set), set, base, reads_.second_conditional, PinnedKeys{},
-          [&](CacheKey k) { return cache.Lookup(k) ? Residency::kResident : Residency::kMissing; },
-          [&](CacheKey k) {
-            cache.Insert(k, ctx_.bytes.sparse_neuron_bytes);
-            ++fetched;
-          },
-          [&](CacheKey k) { cache.Prefetch(k); }, cache.uses_hints(), &no_pinned_hits);
-      ends.push_back(PlanSparseFfn(counts, o, predicted, plan));
+      const ClassifiedSet c = Classify(layer.layer, set);
+      fetched += c.fetched;
+      ends.push_back(PlanSparseFfn(c.counts, o, predicted, plan));
     }
     NodeId end = plan->Join(ends);
     plan->Depend(end, predicted);
@@ -165,6 +153,45 @@ class LlmFlash : public Strategy {
     return plan->Compute(manage, {end});
   }
 
+  // The layer caches' hits and accesses so far.
+  CacheCounters CacheStats() const {
+    CacheCounters c;
+    for (const auto& cache : caches_) {
+      c.hits += cache->stats().hits;
+      c.accesses += cache->stats().hits + cache->stats().misses;
+    }
+    return c;
+  }
+
+  // The set's predicted neurons classified by where they are, the layer's
+  // cache updated; or, replaying another run's classification, that run's.
+  SF_POPCNT_CLONES ClassifiedSet Classify(uint32_t layer, const NeuronSet& set) {
+    ClassifiedSet c;
+    if (ctx_.sharing.replay != nullptr) {
+      ctx_.sharing.replay->Next(layer, set.expert, &c);
+      replayed_ = c.after;
+      return c;
+    }
+    const ModelSpec& m = ctx_.model;
+    const int slot = static_cast<int>(layer) * m.experts + static_cast<int>(set.expert);
+    NeuronCache& cache = *caches_[layer];
+    const uint32_t base = set.expert * m.d_ffn;  // keys are per layer
+    uint64_t no_pinned_hits = 0;                 // the window's cache pins nothing
+    c.counts = ClassifyWithPinned(
+        predictor_.Predict(slot, set), set, base, reads_.second_conditional, PinnedKeys{},
+        [&](CacheKey k) { return cache.Lookup(k) ? Residency::kResident : Residency::kMissing; },
+        [&](CacheKey k) {
+          cache.Insert(k, ctx_.bytes.sparse_neuron_bytes);
+          ++c.fetched;
+        },
+        [&](CacheKey k) { cache.Prefetch(k); }, cache.uses_hints(), &no_pinned_hits);
+    if (ctx_.sharing.record != nullptr) {
+      c.after = CacheStats();
+      ctx_.sharing.record->Append(layer, set.expert, c);
+    }
+    return c;
+  }
+
   StrategyContext ctx_;
   Settings s_;
   NeuronReads reads_;
@@ -172,6 +199,7 @@ class LlmFlash : public Strategy {
   MemoryPlan memory_;
   LayerCosts costs_;
   Predictor predictor_;
+  CacheCounters replayed_;  // the caches' counters as the replayed classification left them
 };
 
 // Each layer's share of the profile's accesses (equal shares without data).

@@ -133,24 +133,26 @@ class PowerInfer2 : public Strategy {
   // The set's predicted neurons classified by where they are, the cache
   // updated; or, replaying another run's classification, that run's counts.
   SF_POPCNT_CLONES FfnCounts Classify(uint32_t layer, int slot, const NeuronSet& set) {
-    FfnCounts counts;
+    ClassifiedSet c;
     if (ctx_.sharing.replay != nullptr) {
-      ctx_.sharing.replay->Next(layer, set.expert, &counts, &replayed_);
-      return counts;
+      ctx_.sharing.replay->Next(layer, set.expert, &c);
+      replayed_ = c.after;
+      return c.counts;
     }
     const uint32_t base = indexer_.Key(layer, set.expert, 0);
     const std::vector<uint32_t>& predicted_ids = predictor_.Predict(slot, set);
     uint64_t hot_hits = 0;
-    counts = ClassifyWithPinned(
+    c.counts = ClassifyWithPinned(
         predicted_ids, set, base, reads_.second_conditional,
         {.resident = &cache_->hot_bits(), .elsewhere = s_.npu ? &npu_row_ : nullptr},
         [&](CacheKey k) { return LookupCold(k); }, [&](CacheKey k) { cache_->Fetched(k); },
         [&](CacheKey k) { cache_->Prefetch(k); }, cache_->uses_hints(), &hot_hits);
     cache_->CountHotHits(hot_hits);
     if (ctx_.sharing.record != nullptr) {
-      ctx_.sharing.record->Append(layer, set.expert, counts, {cache_->hits(), cache_->accesses()});
+      c.after = {cache_->hits(), cache_->accesses()};
+      ctx_.sharing.record->Append(layer, set.expert, c);
     }
-    return counts;
+    return c.counts;
   }
 
   // A key outside the hot region; the NPU's rows are all hot (PlanNpuRows), so
