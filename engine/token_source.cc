@@ -27,11 +27,12 @@ class TraceFileSource : public TokenSource {
   TokenActivations token_;
 };
 
-// Fills each set's bits from its ids: every set's, or where they are missing.
-void AttachAllBits(TokenActivations* token, bool only_missing = false) {
+// Fills each set's bits from its ids where it has none (a trace reader's sets
+// never have them; the generator's do).
+void AttachAllBits(TokenActivations* token) {
   for (LayerActivations& layer : token->layers) {
     for (NeuronSet& set : layer.experts) {
-      if (!only_missing || !set.bits.present) AttachBits(&set);
+      if (!set.bits.present) AttachBits(&set);
     }
   }
 }
@@ -128,7 +129,7 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
   trace->tokens.reserve(tokens);
   for (TokenActivations token; generator.Next(&token); token = {}) {
     // Its runs plan from bitsets of the sets (the generator's), made once, not per run.
-    AttachAllBits(&token, /*only_missing=*/true);
+    AttachAllBits(&token);
     trace->tokens.push_back(std::move(token));
   }
   return std::shared_ptr<const TokenTrace>(std::move(trace));
