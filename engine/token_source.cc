@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
 #include "engine/access_profile.h"
 #include "engine/sparse_ffn.h"
 #include "traces/generator.h"
@@ -119,9 +120,39 @@ std::unique_ptr<TokenSource> MakeGeneratorSource(const ModelSpec& model, uint64_
   return std::make_unique<GeneratorSource>(model, options);
 }
 
+namespace {
+
+// Adds a decoded token to `trace`; false when the trace has grown past `max_bytes`.
+bool Keep(TokenActivations&& token, int64_t max_bytes, TokenTrace* trace) {
+  trace->bytes += TokenBytes(token);
+  trace->tokens.push_back(std::move(token));
+  return trace->bytes <= max_bytes;
+}
+
+absl::Status TooLarge(const std::string& what, const TokenTrace& trace, int64_t max_bytes) {
+  return absl::ResourceExhaustedError(absl::StrCat(what, ": its ", trace.tokens.size(),
+                                                   " first tokens take ", trace.bytes,
+                                                   " bytes of memory, more than ", max_bytes));
+}
+
+}  // namespace
+
+int64_t TokenBytes(const TokenActivations& token) {
+  auto size = [](const auto& v) { return static_cast<int64_t>(v.capacity() * sizeof(v[0])); };
+  int64_t bytes = size(token.layers);
+  for (const LayerActivations& layer : token.layers) {
+    bytes += size(layer.experts);
+    for (const NeuronSet& set : layer.experts) {
+      bytes += size(set.active) + size(set.predicted) + size(set.gate_only) +
+               size(set.bits.active) + size(set.bits.predicted) + size(set.bits.gate_only);
+    }
+  }
+  return bytes;
+}
+
 absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
-                                                                     uint64_t seed,
-                                                                     uint64_t tokens) {
+                                                                     uint64_t seed, uint64_t tokens,
+                                                                     int64_t max_bytes) {
   auto trace = std::make_shared<TokenTrace>();
   trace->seed = seed;
   TraceGenerator generator(model, {.seed = seed, .tokens = tokens});
@@ -130,13 +161,16 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const Model
   for (TokenActivations token; generator.Next(&token); token = {}) {
     // Its runs plan from bitsets of the sets (the generator's), made once, not per run.
     AttachAllBits(&token);
-    trace->tokens.push_back(std::move(token));
+    if (!Keep(std::move(token), max_bytes, trace.get())) {
+      return TooLarge(absl::StrCat("the generated trace of ", model.name), *trace, max_bytes);
+    }
   }
   return std::shared_ptr<const TokenTrace>(std::move(trace));
 }
 
 absl::StatusOr<std::shared_ptr<const TokenTrace>> ReadTokenTrace(const std::string& path,
-                                                                 uint64_t tokens) {
+                                                                 uint64_t tokens,
+                                                                 int64_t max_bytes) {
   absl::StatusOr<std::unique_ptr<TraceReader>> reader = TraceReader::Open(path);
   if (!reader.ok()) return reader.status();
   auto trace = std::make_shared<TokenTrace>();
@@ -146,7 +180,7 @@ absl::StatusOr<std::shared_ptr<const TokenTrace>> ReadTokenTrace(const std::stri
     if (!more.ok()) return more.status();
     if (!*more) break;
     AttachAllBits(&token);
-    trace->tokens.push_back(std::move(token));
+    if (!Keep(std::move(token), max_bytes, trace.get())) return TooLarge(path, *trace, max_bytes);
   }
   return std::shared_ptr<const TokenTrace>(std::move(trace));
 }

@@ -4,6 +4,7 @@
 // TokenActivations in order.
 #pragma once
 
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,6 +49,7 @@ struct TokenTrace {
   TraceHeader header;
   uint64_t seed = 0;  // a generated trace's (0 for a file's)
   std::vector<TokenActivations> tokens;
+  int64_t bytes = 0;  // the tokens' memory (ids and bitsets)
 
   // The future accesses of the first `count` tokens (the Belady oracle's), made
   // on first use and shared by every run on this trace. Thread-safe.
@@ -67,13 +69,18 @@ struct TokenTrace {
   mutable std::vector<std::pair<ModelSpec, std::shared_ptr<const ActivationProfile>>> profiles_;
   mutable std::map<std::pair<AccessSet, uint64_t>, std::shared_ptr<const TraceFuture>> futures_;
 };
-absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(const ModelSpec& model,
-                                                                     uint64_t seed,
-                                                                     uint64_t tokens);
+// The tokens would take more than `max_bytes` of memory: ResourceExhausted,
+// after no more than that (for which the caller reads them a few at a time).
+absl::StatusOr<std::shared_ptr<const TokenTrace>> GenerateTokenTrace(
+    const ModelSpec& model, uint64_t seed, uint64_t tokens,
+    int64_t max_bytes = std::numeric_limits<int64_t>::max());
 // The first `tokens` tokens of the trace file `path` (all it has, if fewer); an
-// error of the file is the reader's.
-absl::StatusOr<std::shared_ptr<const TokenTrace>> ReadTokenTrace(const std::string& path,
-                                                                 uint64_t tokens);
+// error of the file is the reader's, and a trace over `max_bytes` as above.
+absl::StatusOr<std::shared_ptr<const TokenTrace>> ReadTokenTrace(
+    const std::string& path, uint64_t tokens,
+    int64_t max_bytes = std::numeric_limits<int64_t>::max());
+// The memory a token's sets take (their ids and bitsets).
+int64_t TokenBytes(const TokenActivations& token);
 // Its first `tokens` tokens.
 std::unique_ptr<TokenSource> MakeMemorySource(std::shared_ptr<const TokenTrace> trace,
                                               uint64_t tokens);

@@ -97,6 +97,26 @@ TEST(TraceFileReadAhead, ReportsTheFilesErrorAfterTheTokensBeforeIt) {
 }
 
 // A file that is not there fails at open, as the plain reader does.
+// A trace held in memory counts its bytes; past a budget it is refused as
+// ResourceExhausted, generated or read from a file alike.
+TEST(TokenTrace, CountsItsBytesAndRefusesToGrowPastABudget) {
+  absl::StatusOr<ModelSpec> model = LoadModel("tinystories-relu-260k");
+  ASSERT_TRUE(model.ok()) << model.status();
+  absl::StatusOr<std::shared_ptr<const TokenTrace>> whole = GenerateTokenTrace(*model, 5, 6);
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  int64_t sum = 0;
+  for (const TokenActivations& t : (*whole)->tokens) sum += TokenBytes(t);
+  EXPECT_GT(sum, 0);
+  EXPECT_EQ((*whole)->bytes, sum);
+  EXPECT_TRUE(GenerateTokenTrace(*model, 5, 6, sum).ok());
+  EXPECT_TRUE(absl::IsResourceExhausted(GenerateTokenTrace(*model, 5, 6, sum - 1).status()));
+  const std::string path = GeneratedTraceFile("budget.trace", 6);
+  absl::StatusOr<std::shared_ptr<const TokenTrace>> read = ReadTokenTrace(path, 6);
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_GT((*read)->bytes, 0);
+  EXPECT_TRUE(absl::IsResourceExhausted(ReadTokenTrace(path, 6, (*read)->bytes - 1).status()));
+}
+
 TEST(TraceFileReadAhead, MissingFileFailsAtOpen) {
   const std::string path = testing::TempPath("no_such.trace");
   std::filesystem::remove(path);

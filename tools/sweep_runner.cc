@@ -9,42 +9,19 @@
 #include <set>
 #include <thread>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "common/heap_reuse.h"
 #include "devices/device_catalog.h"
 #include "engine/model_bytes.h"
 #include "reports/results_db.h"
+#include "tools/decoded_traces.h"
 #include "tools/run_store.h"
 #include "tools/shared_classification.h"
 #include "traces/model_catalog.h"
 
 namespace sparseflash::cli {
 namespace {
-
-// The runs' tokens in memory, made once per generated trace (model, seed,
-// tokens) or trace file (path, tokens) and shared by the runs of a sweep
-// (generating, or decoding a file, costs more than simulating).
-class DecodedTraces {
- public:
-  absl::StatusOr<std::shared_ptr<const TokenTrace>> Get(const SimulationConfig& c) {
-    std::lock_guard<std::mutex> lock(mu_);
-    const std::string key =
-        c.trace_path.empty() ? absl::StrCat("generated:", c.model.name, "/", c.seed, "/", c.tokens)
-                             : absl::StrCat("file:", c.trace_path, "/", c.tokens);
-    auto it = traces_.find(key);
-    if (it != traces_.end()) return it->second;
-    absl::StatusOr<std::shared_ptr<const TokenTrace>> trace =
-        c.trace_path.empty() ? GenerateTokenTrace(c.model, c.seed, c.tokens)
-                             : ReadTokenTrace(c.trace_path, c.tokens);
-    if (!trace.ok()) return trace.status();
-    traces_.emplace(key, *trace);
-    return trace;
-  }
-
- private:
-  std::mutex mu_;
-  std::map<std::string, std::shared_ptr<const TokenTrace>> traces_;
-};
 
 // Shared state of the workers; every field is guarded by `mu` except `next`.
 class SweepState {
@@ -53,6 +30,7 @@ class SweepState {
       : jobs_(jobs),
         options_(options),
         start_(std::chrono::steady_clock::now()),
+        traces_(jobs, options.max_decoded_bytes),
         shared_(options.share_classification ? jobs : std::vector<SweepJob>{}) {
     outcome_.total = static_cast<int64_t>(jobs.size());
   }
@@ -78,6 +56,7 @@ class SweepState {
   // Only database errors stop the sweep; a job's own error is recorded.
   absl::Status RunOne(ResultsDb& db, size_t index) {
     const SweepJob& job = jobs_[index];
+    const absl::Cleanup release = [this, index] { traces_.Release(index); };
     std::optional<SharedClassifications::Use> use;
     if (options_.share_classification) use.emplace(&shared_, index);
     absl::StatusOr<SimulationConfig> config = ResolveJob(job);
@@ -87,7 +66,7 @@ class SweepState {
     absl::StatusOr<bool> stored = db.Has(key.Key(), "simulated");
     if (!stored.ok()) return stored.status();
     if (*stored) return Finish(job, absl::OkStatus(), true);
-    absl::StatusOr<std::shared_ptr<const TokenTrace>> trace = traces_.Get(*config);
+    absl::StatusOr<std::shared_ptr<const TokenTrace>> trace = traces_.Get(index, *config);
     if (!trace.ok()) return Finish(job, trace.status(), false);
     config->decoded = *std::move(trace);
     config->profiles = &profiles_;

@@ -12,6 +12,7 @@
 
 #include "absl/status/statusor.h"
 #include "sim/simulator.h"
+#include "tools/decoded_traces.h"
 #include "tools/sweep_grid.h"
 
 namespace sparseflash::cli {
@@ -27,6 +28,8 @@ struct SweepOptions {
   // Runs that differ only in scheduling replay one run's classification of its
   // neurons (tools/shared_classification.h); the results are the same without.
   bool share_classification = true;
+  // Memory the runs' shared decoded traces may take (tools/decoded_traces.h).
+  int64_t max_decoded_bytes = DecodedTraces::kDefaultMaxBytes;
   std::function<void(const SweepProgress&)> progress;  // called from one thread at a time
 };
 
