@@ -23,7 +23,8 @@
 namespace sparseflash::cli {
 namespace {
 
-// Shared state of the workers; every field is guarded by `mu` except `next`.
+// Shared state of the workers; every field is guarded by `mu` except `next` and
+// the shared traces, profiles and classifications (each locks itself).
 class SweepState {
  public:
   SweepState(const std::vector<SweepJob>& jobs, const SweepOptions& options)
