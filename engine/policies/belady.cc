@@ -3,7 +3,9 @@
 // rate (for equal-sized entries). Lazy 4-ary max-heap of (next use, key) packed
 // in 64 bits (ties: the larger key leaves first), a node's four children in one
 // cache line: an entry is stale once its key was accessed again (a key's next
-// use only grows while it is resident) or left. The heap is rebuilt from its
+// use only grows while it is resident) or left. A key's own state is its
+// current next use in 32 bits (0 while absent: a next use is always after the
+// current request or token), so the per-key array is half the size. The heap is rebuilt from its
 // live entries when stale ones outnumber them, so it stays within a small
 // multiple of the cache's entries.
 #include <algorithm>
@@ -43,14 +45,17 @@ class Belady : public EvictionPolicy {
   }
 
  private:
-  static constexpr uint64_t kAbsent = ~uint64_t{0};  // never a packed entry's next use
+  static constexpr uint32_t kAbsent = 0;  // never a next use: those come after now
   static constexpr size_t kArity = 4;
 
   static uint64_t Pack(uint32_t next_use, CacheKey key) { return uint64_t{next_use} << 32 | key; }
-  bool Live(uint64_t entry) const { return next_[static_cast<CacheKey>(entry)] == entry >> 32; }
+  bool Live(uint64_t entry) const {
+    return next_[static_cast<CacheKey>(entry)] == static_cast<uint32_t>(entry >> 32);
+  }
   void Push(CacheKey key) {
     if (heap_.size() > 2 * live_ + 1024) Rebuild();
     const uint32_t next_use = oracle_->NextUse(key);
+    SF_CHECK(next_use != kAbsent);
     if (next_[key] == next_use) return;  // its live entry says the same already
     next_[key] = next_use;
     heap_.push_back(Pack(next_use, key));
@@ -99,7 +104,7 @@ class Belady : public EvictionPolicy {
   }
 
   const AccessOracle* oracle_;
-  std::vector<uint64_t> next_;  // per resident key: its next use; kAbsent otherwise
+  std::vector<uint32_t> next_;  // per resident key: its next use; kAbsent otherwise
   size_t live_ = 0;
   std::vector<uint64_t> heap_;  // (next use << 32 | key), a max-heap
 };
