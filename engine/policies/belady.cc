@@ -1,13 +1,13 @@
-// Belady's MIN: evicts the resident key whose next use is furthest in the future,
-// read from the trace by an AccessOracle. An upper bound on any real policy's hit
-// rate (for equal-sized entries). Lazy 4-ary max-heap of (next use, key) packed
-// in 64 bits (ties: the larger key leaves first), a node's four children in one
-// cache line: an entry is stale once its key was accessed again (a key's next
-// use only grows while it is resident) or left. A key's own state is its
-// current next use in 32 bits (0 while absent: a next use is always after the
-// current request or token), so the per-key array is half the size. The heap is rebuilt from its
-// live entries when stale ones outnumber them, so it stays within a small
-// multiple of the cache's entries.
+// Belady's MIN: evicts the resident key whose next use is furthest in the
+// future, read from the trace by an AccessOracle. An upper bound on any real
+// policy's hit rate (for equal-sized entries). Lazy 4-ary max-heap of (next
+// use, key) packed in 64 bits (ties: the larger key leaves first), a node's
+// four children in one cache line: an entry is stale once its key was accessed
+// again (a key's next use only grows while it is resident) or left. A key's own
+// state is its current next use in 32 bits (0 while absent: a next use is
+// always after the current request or token), so the per-key array is half the
+// size. The heap is rebuilt from its live entries when stale ones outnumber
+// them, so it stays within a small multiple of the cache's entries.
 #include <algorithm>
 #include <vector>
 
