@@ -64,7 +64,6 @@ ClassificationSharing SharedClassifications::Use::Start() {
   if (k.tape != nullptr) {
     replayed_ = k.tape;
     replay_ = std::make_unique<TapeReplay>(replayed_.get());
-    ++shared_->replayed_;
     return {.replay = replay_.get()};
   }
   // Another job of the key is recording (this one runs beside it), the
@@ -79,7 +78,12 @@ ClassificationSharing SharedClassifications::Use::Start() {
 }
 
 bool SharedClassifications::Use::Succeeded() {
-  if (replay_ != nullptr) return replay_->finished();
+  if (replay_ != nullptr) {
+    if (!replay_->finished()) return false;
+    std::lock_guard<std::mutex> lock(shared_->mu_);
+    ++shared_->replayed_;  // counted once its result is the run's own
+    return true;
+  }
   if (recording_ == nullptr) return true;
   std::lock_guard<std::mutex> lock(shared_->mu_);
   Key& k = shared_->keys_.at(*key_);

@@ -63,7 +63,7 @@ class SharedClassifications {
     std::unique_ptr<TapeReplay> replay_;
   };
 
-  // Runs that replayed a tape so far.
+  // Runs that replayed a whole tape and succeeded so far.
   int64_t replayed() const;
 
  private:

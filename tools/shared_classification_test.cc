@@ -32,10 +32,12 @@ TEST(ClassificationKey, IgnoresOnlyScheduling) {
   EXPECT_NE(ClassificationKey(ace2), key);
 }
 
-// The first run of a key records; a later one replays; a job alone on its key,
-// and the key's last job when no tape was kept, neither.
+// The first run of a key records; a later one replays (and counts as replayed
+// once it has replayed the whole tape); a job alone on its key, and the key's
+// last job when no tape was kept, neither.
 TEST(SharedClassifications, RecordsOnceAndReplaysForTheKeysOtherJobs) {
-  const std::vector<SweepJob> jobs = {Job(1, {}), Job(2, {}), Job(3, {}), Job(1, {}, 0.25)};
+  const std::vector<SweepJob> jobs = {Job(1, {}), Job(2, {}), Job(3, {}), Job(1, {}, 0.25),
+                                      Job(4, {})};
   SharedClassifications shared(jobs);
   {
     SharedClassifications::Use alone(&shared, 3);
@@ -54,11 +56,20 @@ TEST(SharedClassifications, RecordsOnceAndReplaysForTheKeysOtherJobs) {
     EXPECT_TRUE(first.Succeeded());
     EXPECT_TRUE(beside.Succeeded());
   }
+  {
+    SharedClassifications::Use early(&shared, 4);
+    ASSERT_NE(early.Start().replay, nullptr);
+    EXPECT_FALSE(early.Succeeded());  // nothing replayed: the tape is not finished
+    EXPECT_EQ(shared.replayed(), 0);  // and its run is not counted
+  }
   SharedClassifications::Use last(&shared, 2);
   const ClassificationSharing s = last.Start();
   ASSERT_NE(s.replay, nullptr);
+  ClassifiedSet set;
+  EXPECT_TRUE(s.replay->Next(0, 0, &set));
+  EXPECT_EQ(set.counts.resident_active, 1);
+  EXPECT_TRUE(last.Succeeded());
   EXPECT_EQ(shared.replayed(), 1);
-  EXPECT_FALSE(last.Succeeded());  // nothing replayed yet: the tape is not finished
 }
 
 // A strategy that records nothing marks its key as unshareable.
