@@ -15,9 +15,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "reports/results_db.h"
+#include "reports/test_stored_runs.h"
 #include "tests/cli_runner.h"
 
 namespace sparseflash {
@@ -191,13 +193,7 @@ TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
   }
   auto figures = [](const std::string& db) {
     std::map<std::string, std::string> by_key;
-    auto stored = ResultsDb::OpenForReading(db);
-    EXPECT_TRUE(stored.ok()) << stored.status();
-    if (!stored.ok()) return by_key;
-    auto rows = (*stored)->ReadRuns();
-    EXPECT_TRUE(rows.ok()) << rows.status();
-    if (!rows.ok()) return by_key;
-    for (const RunRow& row : *rows) by_key[row.config.Key()] = row.figures_json;
+    for (const auto& [key, row] : StoredRunsByKey(db)) by_key[key] = row.figures_json;
     return by_key;
   };
   const std::map<std::string, std::string> from_sweep = figures(swept);
@@ -213,62 +209,49 @@ TEST(SweepCli, RunsOnATraceFileAsSimulateDoes) {
 // and llmflash, the default and a set policy, with and without the NPU's rows.
 TEST(SweepCli, SharedClassificationsStoreWhatEveryRunsOwnDoes) {
   const std::string config = ::testing::TempDir() + "/share_sweep.textproto";
-  const std::string models = R"(model: [ "turbosparse-mistral-7b", "turbosparse-mixtral-47b" ])";
-  std::ofstream(config) << absl::StrCat(R"pb(
-                                          name: "share-sweep"
-                                          tokens: 10
-                                          grid { device: [ "oneplus12", "oneplus-ace2" ]
-                                        )pb",
-                                        models, R"pb(
+  // Every grid over both models (MODELS).
+  constexpr char kGrids[] = R"pb(
+    name: "share-sweep"
+    tokens: 10
+    grid {
+      device: [ "oneplus12", "oneplus-ace2" ] MODELS
       strategy: [ "powerinfer2", "llmflash" ]
       ffn_resident: [ 0.1, 0.5 ]
     }
-                                                grid {
-      device: [ "oneplus12", "oneplus-ace2" ]
-      )pb",
-                                        models, R"pb(
+    grid {
+      device: [ "oneplus12", "oneplus-ace2" ] MODELS
       strategy: [ "powerinfer2", "llmflash" ]
       threads: [ 1, 3 ]
       ffn_resident: [ 0.1, 0.5 ]
     }
-                                                grid {
-      device: "oneplus12"
-      )pb",
-                                        models, R"pb(
+    grid {
+      device: "oneplus12" MODELS
       strategy: "llmflash"
       option: "io_threads=8"
       ffn_resident: [ 0.1, 0.5 ]
     }
-                                                grid {
-      device: "oneplus12"
-      )pb",
-                                        models, R"pb(
+    grid {
+      device: "oneplus12" MODELS
       strategy: "powerinfer2"
       option: [ "pipeline=none", "io_depth=4" ]
       ffn_resident: [ 0.1, 0.5 ]
     }
-                                                grid {
-      device: "oneplus12"
-      )pb",
-                                        models, R"pb(
+    grid {
+      device: "oneplus12" MODELS
       strategy: "powerinfer2"
       policy: "s3fifo"
       threads: [ 0, 2 ]
       option: "cluster_neurons=32"
       ffn_resident: 0.25
     }
-  )pb");
+  )pb";
+  std::ofstream(config) << absl::StrReplaceAll(
+      kGrids, {{"MODELS", R"(model: [ "turbosparse-mistral-7b", "turbosparse-mixtral-47b" ])"}});
   // Per configuration key: the figures and the tokens' latencies.
   auto stored = [](const std::string& db) {
     std::map<std::string, std::pair<std::string, std::vector<double>>> by_key;
-    auto opened = ResultsDb::OpenForReading(db);
-    EXPECT_TRUE(opened.ok()) << opened.status();
-    if (!opened.ok()) return by_key;
-    auto rows = (*opened)->ReadRuns();
-    EXPECT_TRUE(rows.ok()) << rows.status();
-    if (!rows.ok()) return by_key;
-    for (const RunRow& row : *rows) {
-      by_key[row.config.Key()] = {row.figures_json, row.token_latency_ms};
+    for (const auto& [key, row] : StoredRunsByKey(db)) {
+      by_key[key] = {row.figures_json, row.token_latency_ms};
     }
     return by_key;
   };

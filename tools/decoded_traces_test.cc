@@ -1,10 +1,11 @@
 #include "tools/decoded_traces.h"
 
-#include <filesystem>
 #include <map>
 
 #include "gtest/gtest.h"
 #include "reports/results_db.h"
+#include "reports/test_db_path.h"
+#include "reports/test_stored_runs.h"
 #include "tools/sweep_runner.h"
 #include "traces/model_catalog.h"
 
@@ -79,20 +80,15 @@ TEST(DecodedTraces, RunsOverTheBudgetStoreWhatSharingRunsStore) {
   jobs.push_back(jobs.front());
   jobs.back().policy = "belady";
   auto stored = [&](int64_t max_bytes) {
-    const std::string db = ::testing::TempDir() + "/decoded_" + std::to_string(max_bytes) + ".db";
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db + suffix);
+    const std::string db = FreshDbPath("decoded_" + std::to_string(max_bytes) + ".db");
     absl::StatusOr<SweepOutcome> out =
         RunSweep(jobs, {.db = db, .jobs = 2, .max_decoded_bytes = max_bytes});
     EXPECT_TRUE(out.ok()) << out.status();
-    if (out.ok()) EXPECT_TRUE(out->failures.empty()) << out->failures.front();
+    if (out.ok()) {
+      EXPECT_TRUE(out->failures.empty()) << out->failures.front();
+    }
     std::map<std::string, std::string> figures;
-    auto opened = ResultsDb::OpenForReading(db);
-    EXPECT_TRUE(opened.ok()) << opened.status();
-    if (!opened.ok()) return figures;
-    auto rows = (*opened)->ReadRuns();
-    EXPECT_TRUE(rows.ok()) << rows.status();
-    if (!rows.ok()) return figures;
-    for (const RunRow& row : *rows) figures[row.config.Key()] = row.figures_json;
+    for (const auto& [key, row] : StoredRunsByKey(db)) figures[key] = row.figures_json;
     return figures;
   };
   const auto shared = stored(DecodedTraces::kDefaultMaxBytes);
