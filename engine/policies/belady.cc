@@ -3,7 +3,10 @@
 // policy's hit rate (for equal-sized entries). Lazy 4-ary max-heap of (next
 // use, key) packed in 64 bits (ties: the larger key leaves first), a node's
 // four children in one cache line: an entry is stale once its key was accessed
-// again (a key's next use only grows while it is resident) or left. A key's own
+// again (a key's next use only grows while it is resident) or left. The
+// victim's entry stays at the root until the insertion that follows a miss
+// takes its place: one sift instead of two, and a far-future key stops near
+// the root. A key's own
 // state is its current next use in 32 bits (0 while absent: a next use is
 // always after the current request or token), so the per-key array is half the
 // size. The heap is rebuilt from its live entries when stale ones outnumber
@@ -32,16 +35,13 @@ class Belady : public EvictionPolicy {
     Push(key);
   }
   CacheKey Evict() override {
-    while (true) {
-      const uint64_t top = heap_[0];
-      PopTop();
-      const auto key = static_cast<CacheKey>(top);
-      if (Live(top)) {
-        next_[key] = kAbsent;
-        --live_;
-        return key;
-      }
-    }
+    if (root_evicted_) PopTop();  // two evictions in a row
+    while (!Live(heap_[0])) PopTop();
+    const auto key = static_cast<CacheKey>(heap_[0]);
+    next_[key] = kAbsent;
+    --live_;
+    root_evicted_ = true;
+    return key;
   }
 
  private:
@@ -58,6 +58,11 @@ class Belady : public EvictionPolicy {
     SF_CHECK(next_use != kAbsent);
     if (next_[key] == next_use) return;  // its live entry says the same already
     next_[key] = next_use;
+    if (root_evicted_) {  // sifts down from the root: a far-future key stops near it
+      root_evicted_ = false;
+      SiftDown(0, Pack(next_use, key));
+      return;
+    }
     heap_.push_back(Pack(next_use, key));
     SiftUp(heap_.size() - 1);
   }
@@ -72,6 +77,7 @@ class Belady : public EvictionPolicy {
     heap_[i] = e;
   }
   void PopTop() {
+    root_evicted_ = false;
     const uint64_t e = heap_.back();
     heap_.pop_back();
     if (!heap_.empty()) SiftDown(0, e);
@@ -95,8 +101,15 @@ class Belady : public EvictionPolicy {
   }
   // Keeps the live entries only.
   void Rebuild() {
+    root_evicted_ = false;  // its entry is stale: dropped below
+    // Bound by its random reads of next_: asked for a few entries ahead.
+    constexpr size_t kAhead = 16;
     size_t out = 0;
-    for (uint64_t e : heap_) {
+    for (size_t i = 0; i < heap_.size(); ++i) {
+      if (i + kAhead < heap_.size()) {
+        __builtin_prefetch(&next_[static_cast<CacheKey>(heap_[i + kAhead])]);
+      }
+      const uint64_t e = heap_[i];
       if (Live(e)) heap_[out++] = e;
     }
     heap_.resize(out);
@@ -107,6 +120,7 @@ class Belady : public EvictionPolicy {
   std::vector<uint32_t> next_;  // per resident key: its next use; kAbsent otherwise
   size_t live_ = 0;
   std::vector<uint64_t> heap_;  // (next use << 32 | key), a max-heap
+  bool root_evicted_ = false;   // heap_[0] is the last victim's entry (stale)
 };
 
 }  // namespace
