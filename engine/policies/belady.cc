@@ -35,7 +35,6 @@ class Belady : public EvictionPolicy {
     Push(key);
   }
   CacheKey Evict() override {
-    if (root_evicted_) PopTop();  // two evictions in a row
     while (!Live(heap_[0])) PopTop();
     const auto key = static_cast<CacheKey>(heap_[0]);
     next_[key] = kAbsent;
