@@ -6,11 +6,11 @@
 // again (a key's next use only grows while it is resident) or left. The
 // victim's entry stays at the root until the insertion that follows a miss
 // takes its place: one sift instead of two, and a far-future key stops near
-// the root. A key's own
-// state is its current next use in 32 bits (0 while absent: a next use is
-// always after the current request or token), so the per-key array is half the
-// size. The heap is rebuilt from its live entries when stale ones outnumber
-// them, so it stays within a small multiple of the cache's entries.
+// the root. A key's own state is its current next use in 32 bits (0 while
+// absent: a next use is always after the current request or token), so the
+// per-key array is half the size. The heap is rebuilt from its live entries
+// when stale ones outnumber them, so it stays within a small multiple of the
+// cache's entries.
 #include <algorithm>
 #include <vector>
 
