@@ -1,9 +1,11 @@
 // Trace encoding and decoding speed, in neuron ids per second, and trace
 // generation speed, in tokens per second (with the generator's construction)
-// and in time per token (without).
+// and in time per token (without), and one chain step's speed in neurons per
+// second.
 #include "benchmark/benchmark.h"
 #include "traces/generator.h"
 #include "traces/model_catalog.h"
+#include "traces/neuron_stream.h"
 #include "traces/test_util.h"
 #include "traces/trace_reader.h"
 
@@ -103,6 +105,32 @@ BENCHMARK_CAPTURE(BM_GenerateToken, mixtral, "turbosparse-mixtral-47b")
     ->Arg(1)
     ->Arg(2)
     ->Unit(benchmark::kMillisecond);
+
+// One token's step of `streams` neuron populations of 14,336 neurons each (a
+// 7B model's layer), in neurons per second: one stream's thresholds (400 KB)
+// stay in the core's L2, 32 streams' (a whole 7B model, 13 MB) do not. The
+// same rate at both says the step is bound by its arithmetic (the draws'
+// hashes), not by memory.
+void BM_StepNeuronStreams(benchmark::State& state) {
+  const int streams = static_cast<int>(state.range(0));
+  NeuronStreamParams params;
+  params.propensity.assign(14336, 0.1);
+  params.persistence = 0.6;
+  params.coactivation = 0.3;
+  params.predicted_ratio = 1.5;
+  params.recall = 0.95;
+  params.gate_only_ratio = 0.2;
+  params.reuse_swing = 0.2;
+  std::vector<NeuronStream> population;
+  for (int i = 0; i < streams; ++i) population.emplace_back(params, i + 1);
+  NeuronSet set;
+  for (auto _ : state) {
+    for (NeuronStream& s : population) s.Step(&set);
+    benchmark::DoNotOptimize(set.active.data());
+  }
+  state.SetItemsProcessed(state.iterations() * streams * 14336);
+}
+BENCHMARK(BM_StepNeuronStreams)->ArgName("streams")->Arg(1)->Arg(4)->Arg(32)->Arg(64);
 
 }  // namespace
 }  // namespace sparseflash
