@@ -2,7 +2,8 @@
 # Sets sparseflash's eviction policies beside libCacheSim's on the same neuron
 # request streams: miss counts (they must be equal) and requests per second
 # with each stream in memory and only the request loop timed, the two programs
-# alternated round by round on one machine:
+# alternated policy by policy on one machine (which goes first swaps from round
+# to round), so that a host whose speed drifts weighs on both alike:
 #
 #   scripts/bench-libcachesim.sh LIBCACHESIM_DIR [options]
 #     --out DIR          streams, outputs and the harness binary (default bench-libcachesim)
@@ -53,29 +54,39 @@ if [ ! -f "$out/mistral.oracleGeneral" ]; then
 fi
 
 pct_sizes=$(echo "$sizes" | sed 's/\([0-9.]*\)/\1%/g')
+# One policy $p at every size on stream file $f, round $r: the rows without
+# their header, appended in the same order on both sides.
+ours() {
+  "$cli" trace cachesim "$f" --policy "$p" --size "$pct_sizes" --repeat "$repeat" |
+    tail -n +2 >> "$out/$stream.ours.$r"
+}
+theirs() { "$harness" "$f" "$p" "$sizes" "$repeat" | tail -n +2 >> "$out/$stream.libcachesim.$r"; }
 for stream in synthetic mistral; do
   f="$out/$stream.oracleGeneral"
   for r in $(seq 1 "$rounds"); do
     echo "== $stream, round $r/$rounds (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-    "$cli" trace cachesim "$f" --policy "$policies" --size "$pct_sizes" --repeat "$repeat" \
-      > "$out/$stream.ours.$r"
-    "$harness" "$f" "$policies" "$sizes" "$repeat" > "$out/$stream.libcachesim.$r"
+    : > "$out/$stream.ours.$r"
+    : > "$out/$stream.libcachesim.$r"
+    for p in ${policies//,/ }; do
+      if ((r % 2)); then ours; theirs; else theirs; ours; fi
+    done
   done
-  echo "## $stream: misses and Mreq/s per round (sparseflash / libCacheSim), ratio of medians"
-  printf '%-8s %5s %12s %12s %5s  %-24s %-24s %6s\n' policy size misses libCacheSim same \
-    "sparseflash Mreq/s" "libCacheSim Mreq/s" ratio
+  echo "## $stream: misses and Mreq/s per round (sparseflash / libCacheSim), ratio of medians, ratio per round"
+  printf '%-8s %5s %12s %12s %5s  %-24s %-24s %6s  %s\n' policy size misses libCacheSim same \
+    "sparseflash Mreq/s" "libCacheSim Mreq/s" ratio "per round"
   for r in $(seq 1 "$rounds"); do
-    paste <(awk 'NR > 1 {print $1, $2, $5, $7}' "$out/$stream.ours.$r") \
-          <(awk 'NR > 1 {print $5, $7}' "$out/$stream.libcachesim.$r")
+    paste <(awk '{print $1, $2, $5, $7}' "$out/$stream.ours.$r") \
+          <(awk '{print $5, $7}' "$out/$stream.libcachesim.$r")
   done | awk '{k = $1 " " $2; if (!(k in m)) {order[n++] = k; m[k] = $3; l[k] = $5}
                if ($3 != m[k] || $5 != l[k]) bad[k] = 1
-               o[k] = o[k] (o[k] ? "," : "") $4; t[k] = t[k] (t[k] ? "," : "") $6}
+               o[k] = o[k] (o[k] ? "," : "") $4; t[k] = t[k] (t[k] ? "," : "") $6
+               q[k] = q[k] (q[k] ? "," : "") sprintf("%.1f", $6 > 0 ? $4 / $6 : 0)}
     function median(list,   a, c, i, j, x) {
       c = split(list, a, ",")
       for (i = 2; i <= c; i++) { x = a[i]; for (j = i - 1; j > 0 && a[j] + 0 > x + 0; j--) a[j + 1] = a[j]; a[j + 1] = x }
       return c % 2 ? a[(c + 1) / 2] : (a[c / 2] + a[c / 2 + 1]) / 2
     }
     END {for (i = 0; i < n; i++) {k = order[i]; split(k, p, " ")
-      printf "%-8s %5s %12s %12s %5s  %-24s %-24s %6.1f\n", p[1], p[2], m[k], l[k],
-        (m[k] == l[k] && !(k in bad)) ? "yes" : "NO", o[k], t[k], median(o[k]) / median(t[k])}}'
+      printf "%-8s %5s %12s %12s %5s  %-24s %-24s %6.1f  %s\n", p[1], p[2], m[k], l[k],
+        (m[k] == l[k] && !(k in bad)) ? "yes" : "NO", o[k], t[k], median(o[k]) / median(t[k]), q[k]}}'
 done
