@@ -118,6 +118,32 @@ uint32_t* StoreLanes(DU du, VU index, hn::Mask<DI> set, uint32_t* out) {
   return out + hn::CountTrue(du, m);
 }
 
+// The gate-only draws of the candidates at [ids, end) (increasing), in place:
+// keeps those whose draw falls below their gate_only threshold, sets their
+// bits in `bits` (whose words are zero) and returns the end of the kept ids.
+// With a predictor few neurons may be gate-only (on but not active): drawing
+// for them alone, after the step, spares a hash for every other neuron.
+uint32_t* KeepGateOnly(const ChainThresholds& t, uint32_t key, uint32_t* ids, uint32_t* end,
+                       uint64_t* bits) {
+  const DU du;
+  const DI di;
+  const size_t lanes = hn::Lanes(du);
+  uint32_t* kept = ids;
+  // A vector is loaded before its kept lanes are stored at `kept` (never past
+  // it), and a last partial vector reads into the ids' slack.
+  for (uint32_t* at = ids; at < end; at += lanes) {
+    const auto valid = hn::FirstN(di, static_cast<size_t>(end - at));
+    const VU index = hn::IfThenElseZero(hn::RebindMask(du, valid), hn::LoadU(du, at));
+    const VI threshold = hn::GatherIndex(di, t.gate_only.data(), hn::BitCast(di, index));
+    const auto fires = hn::And(valid, hn::Lt(DrawV(du, index, key), threshold));
+    kept = StoreLanes(du, index, fires, kept);
+  }
+  // One loop over all the kept ids: one per vector would mispredict its exit
+  // at every vector.
+  for (const uint32_t* id = ids; id < kept; ++id) bits[*id >> 6] |= uint64_t{1} << (*id & 63);
+  return kept;
+}
+
 // The next on bits, the sets and their ids of one step (StepToken), a vector
 // of neurons at a time, word by word.
 StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
@@ -189,21 +215,22 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
                                             hn::LoadU(di, t.out_fire.data() + base));
         is_active = hn::Lt(DrawV(du, index, keys.set_a), threshold);
       }
-      auto gate = hn::FirstN(di, 0);  // none
-      if (gates) {
-        const auto may = predictor ? hn::AndNot(is_active, now_on) : hn::Not(now_on);
-        const auto fires =
-            hn::Lt(DrawV(du, index, keys.set_b), hn::LoadU(di, t.gate_only.data() + base));
-        gate = hn::And(may, fires);
-      }
       on_bits |= MaskBits(di, now_on) << j;
       active_bits |= MaskBits(di, is_active) << j;
-      gate_bits |= MaskBits(di, gate) << j;
       // Compressed in a register, then stored: a compressing store to memory is
       // microcoded and slow on some CPUs (AMD Zen 4).
       if (on_ids != nullptr) on_ids = StoreLanes(du, index, now_on, on_ids);
       active_ids = StoreLanes(du, index, is_active, active_ids);
-      gate_ids = StoreLanes(du, index, gate, gate_ids);
+      if (gates && predictor) {
+        // The candidates (on, not active); KeepGateOnly draws for them below.
+        gate_ids = StoreLanes(du, index, hn::AndNot(is_active, now_on), gate_ids);
+      } else if (gates) {
+        const auto fires =
+            hn::Lt(DrawV(du, index, keys.set_b), hn::LoadU(di, t.gate_only.data() + base));
+        const auto gate = hn::AndNot(now_on, fires);
+        gate_bits |= MaskBits(di, gate) << j;
+        gate_ids = StoreLanes(du, index, gate, gate_ids);
+      }
     }
     out.on[w] = on_bits;
     out.active[w] = active_bits;
@@ -211,6 +238,11 @@ StepCounts StepTokenImpl(const ChainThresholds& t, const ChainKeys& keys, bool p
     counts.on += hwy::PopCount(on_bits);
     counts.active += hwy::PopCount(active_bits);
     counts.gate_only += hwy::PopCount(gate_bits);
+  }
+  if (gates && predictor) {
+    counts.gate_only = static_cast<size_t>(
+        KeepGateOnly(t, keys.set_b, out.gate_only_ids, gate_ids, out.gate_only) -
+        out.gate_only_ids);
   }
   return counts;
 }

@@ -6,11 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "common/random.h"
 #include "gtest/gtest.h"
+#include "hwy/targets.h"
 #include "traces/chain_step.h"
 #include "traces/skew.h"
 
@@ -193,52 +197,64 @@ TEST(ChainStep, OnePassStepEqualsTheScalarReference) {
   for (uint64_t& w : on) w = rng.Next();
   on[0] = 0;
   on[1] = ~uint64_t{0};
-  for (double coactivation : {0.0, 0.4, 1.0}) {
-    t.coactivation = ChainThreshold(coactivation);
-    for (uint32_t group : {1u, 2u, 3u, 4u, 8u, 16u, 64u, 128u}) {
-      t.group_size = group;
-      // Steady and shifting tokens alternate with the group sizes.
-      const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
-                           .own = static_cast<uint32_t>(rng.Next()),
-                           .group = static_cast<uint32_t>(rng.Next()),
-                           .set_a = static_cast<uint32_t>(rng.Next()),
-                           .set_b = static_cast<uint32_t>(rng.Next()),
-                           .shifting = (group & 1) != 0};
-      for (bool predictor : {false, true}) {
-        for (bool gates : {false, true}) {
-          const std::string where =
-              absl::StrCat("coactivation ", coactivation, " group ", group, " predictor ",
-                           predictor, " gates ", gates, " on ", ChainStepTarget());
-          std::vector<uint64_t> next(on.size()), active(on.size()), gate(on.size());
-          std::vector<uint32_t> next_ids(n + kChainIdSlack, 7), active_ids(n + kChainIdSlack, 7),
-              gate_ids(n + kChainIdSlack, 7);
-          const StepCounts counts = StepToken(t, keys, predictor, gates, on.data(),
-                                              {.on = next.data(),
-                                               .active = active.data(),
-                                               .gate_only = gate.data(),
-                                               .on_ids = next_ids.data(),
-                                               .active_ids = active_ids.data(),
-                                               .gate_only_ids = gate_ids.data()});
-          std::vector<uint64_t> want_next(on.size()), want_active(on.size()), want_gate(on.size());
-          const size_t want_on = StepChainsScalar(t, keys, on.data(), want_next.data());
-          const SetCounts sets = DrawSetBitsScalar(t, keys, predictor, gates, want_next.data(),
-                                                   want_active.data(), want_gate.data());
-          ASSERT_EQ(next, want_next) << where;
-          ASSERT_EQ(active, want_active) << where;
-          ASSERT_EQ(gate, want_gate) << where;
-          ASSERT_EQ(counts.on, want_on) << where;
-          ASSERT_EQ(counts.active, sets.active) << where;
-          ASSERT_EQ(counts.gate_only, sets.gate_only) << where;
-          next_ids.resize(counts.on);
-          active_ids.resize(counts.active);
-          gate_ids.resize(counts.gate_only);
-          EXPECT_EQ(next_ids, IdsOf(want_next)) << where;
-          EXPECT_EQ(active_ids, IdsOf(want_active)) << where;
-          EXPECT_EQ(gate_ids, IdsOf(want_gate)) << where;
+  // Every SIMD target this build compiled that the CPU runs, not only the one
+  // the dispatcher picks.
+  std::vector<std::string> tested;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    hwy::SetSupportedTargetsForTest(target);
+    ASSERT_EQ(std::string(ChainStepTarget()), hwy::TargetName(target));
+    tested.push_back(ChainStepTarget());
+    for (double coactivation : {0.0, 0.4, 1.0}) {
+      t.coactivation = ChainThreshold(coactivation);
+      for (uint32_t group : {1u, 2u, 3u, 4u, 8u, 16u, 64u, 128u}) {
+        t.group_size = group;
+        // Steady and shifting tokens alternate with the group sizes.
+        const ChainKeys keys{.follow = static_cast<uint32_t>(rng.Next()),
+                             .own = static_cast<uint32_t>(rng.Next()),
+                             .group = static_cast<uint32_t>(rng.Next()),
+                             .set_a = static_cast<uint32_t>(rng.Next()),
+                             .set_b = static_cast<uint32_t>(rng.Next()),
+                             .shifting = (group & 1) != 0};
+        for (bool predictor : {false, true}) {
+          for (bool gates : {false, true}) {
+            const std::string where =
+                absl::StrCat("coactivation ", coactivation, " group ", group, " predictor ",
+                             predictor, " gates ", gates, " on ", ChainStepTarget());
+            std::vector<uint64_t> next(on.size()), active(on.size()), gate(on.size());
+            std::vector<uint32_t> next_ids(n + kChainIdSlack, 7), active_ids(n + kChainIdSlack, 7),
+                gate_ids(n + kChainIdSlack, 7);
+            const StepCounts counts = StepToken(t, keys, predictor, gates, on.data(),
+                                                {.on = next.data(),
+                                                 .active = active.data(),
+                                                 .gate_only = gate.data(),
+                                                 .on_ids = next_ids.data(),
+                                                 .active_ids = active_ids.data(),
+                                                 .gate_only_ids = gate_ids.data()});
+            std::vector<uint64_t> want_next(on.size()), want_active(on.size()),
+                want_gate(on.size());
+            const size_t want_on = StepChainsScalar(t, keys, on.data(), want_next.data());
+            const SetCounts sets = DrawSetBitsScalar(t, keys, predictor, gates, want_next.data(),
+                                                     want_active.data(), want_gate.data());
+            ASSERT_EQ(next, want_next) << where;
+            ASSERT_EQ(active, want_active) << where;
+            ASSERT_EQ(gate, want_gate) << where;
+            ASSERT_EQ(counts.on, want_on) << where;
+            ASSERT_EQ(counts.active, sets.active) << where;
+            ASSERT_EQ(counts.gate_only, sets.gate_only) << where;
+            next_ids.resize(counts.on);
+            active_ids.resize(counts.active);
+            gate_ids.resize(counts.gate_only);
+            EXPECT_EQ(next_ids, IdsOf(want_next)) << where;
+            EXPECT_EQ(active_ids, IdsOf(want_active)) << where;
+            EXPECT_EQ(gate_ids, IdsOf(want_gate)) << where;
+          }
         }
       }
     }
   }
+  hwy::SetSupportedTargetsForTest(0);
+  ASSERT_FALSE(tested.empty());
+  std::printf("chain step checked on: %s\n", absl::StrJoin(tested, " ").c_str());
 }
 
 // Each neuron turns on at its threshold's probability, whatever its index: a
