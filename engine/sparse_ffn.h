@@ -168,6 +168,10 @@ template <typename Resident, typename Fetched, typename Prefetch>
   const uint64_t* gate_only_words = gate_only.data();
   const size_t active_size = active.size(), gate_only_size = gate_only.size();
   int64_t n[4] = {0, 0, 0, 0};
+  // The pinned neurons' counts, kept apart from n until the end: added to n
+  // word by word, they were one 16-byte load of two counters CountNeuron had
+  // just stored one at a time, a load the CPU cannot forward from the stores.
+  int64_t pinned_count = 0, pinned_gate = 0;
   // The pinned keys of the word at key `at` (none without a pinned region).
   auto pinned_at = [&](uint64_t at) {
     return pinned.resident != nullptr ? BitsFrom(*pinned.resident, at) : 0;
@@ -189,14 +193,16 @@ template <typename Resident, typename Fetched, typename Prefetch>
     const uint64_t here = hot & ~away;
     const int here_count = std::popcount(here), here_gate = std::popcount(here & gate);
     *pinned_hits += static_cast<uint64_t>(here_count + (away != 0 ? std::popcount(away) : 0));
-    n[0] += here_gate;
-    n[1] += here_count - here_gate;
+    pinned_count += here_count;
+    pinned_gate += here_gate;
     for (uint64_t rest = want & ~hot; rest != 0; rest &= rest - 1) {
       const int bit = std::countr_zero(rest);
       const CacheKey key = static_cast<CacheKey>(at) + static_cast<CacheKey>(bit);
       internal::CountNeuron(resident(key), (gate >> bit) & 1, key, second_conditional, n, fetched);
     }
   }
+  n[0] += pinned_gate;
+  n[1] += pinned_count - pinned_gate;
   return internal::ToCounts(n);
 }
 
