@@ -82,8 +82,9 @@ struct StepCounts {
 // One token's step, in one pass over the neurons: the next on bits (a neuron
 // takes its group's shared draw with probability `coactivation`, else its own,
 // and is on next if the draw falls below its stay_on (on now) or turn_on (off
-// now) threshold), then the sets drawn from them, and the ids of all three.
-// The same bits as StepChainsScalar followed by DrawSetBitsScalar.
+// now) threshold), then the sets drawn from them, and the ids of all three;
+// with a predictor the gate-only draws follow, for the few neurons on and not
+// active alone. The same bits as StepChainsScalar followed by DrawSetBitsScalar.
 StepCounts StepToken(const ChainThresholds& t, const ChainKeys& keys, bool predictor, bool gates,
                      const uint64_t* on, const StepSinks& out);
 
