@@ -347,9 +347,11 @@ std::vector<KernelRateSpec> MeasureFormats(double seconds, int threads, double d
     KernelRateSpec rate{q.Name(), all, all_in_order, std::max(all, Median(scattered_alone)),
                         std::max(all_in_order, Median(in_order_alone))};
     if (spreads != nullptr) {
+      // Three significant digits: a slow core (or an emulator's) measures
+      // thousandths of a GB/s, which two decimals would print as 0.00.
       auto range = [](const std::vector<double>& v) {
         const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-        return absl::StrFormat("%.2f-%.2f", *lo / 1e9, *hi / 1e9);
+        return absl::StrFormat("%.3g-%.3g", *lo / 1e9, *hi / 1e9);
       };
       spreads->push_back(absl::StrFormat("%s %s scattered, %s in order (alone %s, %s; %s)",
                                          q.Name(), range(scattered), range(in_order),
