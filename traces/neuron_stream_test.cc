@@ -180,6 +180,39 @@ std::vector<uint32_t> IdsOf(const std::vector<uint64_t>& bits) {
   return ids;
 }
 
+// StepToken from `on` against StepChainsScalar and DrawSetBitsScalar: the same
+// bits, counts and ids (`where` names the case).
+void ExpectStepEqualsScalar(const ChainThresholds& t, const ChainKeys& keys, bool predictor,
+                            bool gates, const std::vector<uint64_t>& on, const std::string& where) {
+  const size_t n = on.size() * 64;
+  std::vector<uint64_t> next(on.size()), active(on.size()), gate(on.size());
+  std::vector<uint32_t> next_ids(n + kChainIdSlack, 7), active_ids(n + kChainIdSlack, 7),
+      gate_ids(n + kChainIdSlack, 7);
+  const StepCounts counts = StepToken(t, keys, predictor, gates, on.data(),
+                                      {.on = next.data(),
+                                       .active = active.data(),
+                                       .gate_only = gate.data(),
+                                       .on_ids = next_ids.data(),
+                                       .active_ids = active_ids.data(),
+                                       .gate_only_ids = gate_ids.data()});
+  std::vector<uint64_t> want_next(on.size()), want_active(on.size()), want_gate(on.size());
+  const size_t want_on = StepChainsScalar(t, keys, on.data(), want_next.data());
+  const SetCounts sets = DrawSetBitsScalar(t, keys, predictor, gates, want_next.data(),
+                                           want_active.data(), want_gate.data());
+  ASSERT_EQ(next, want_next) << where;
+  ASSERT_EQ(active, want_active) << where;
+  ASSERT_EQ(gate, want_gate) << where;
+  ASSERT_EQ(counts.on, want_on) << where;
+  ASSERT_EQ(counts.active, sets.active) << where;
+  ASSERT_EQ(counts.gate_only, sets.gate_only) << where;
+  next_ids.resize(counts.on);
+  active_ids.resize(counts.active);
+  gate_ids.resize(counts.gate_only);
+  EXPECT_EQ(next_ids, IdsOf(want_next)) << where;
+  EXPECT_EQ(active_ids, IdsOf(want_active)) << where;
+  EXPECT_EQ(gate_ids, IdsOf(want_gate)) << where;
+}
+
 // Random thresholds and on bits (with empty and full words), the one-pass step
 // against the scalar reference, bit for bit and id for id, for every group
 // size (within a word, whole words, and not a power of two) and with no
@@ -217,36 +250,10 @@ TEST(ChainStep, OnePassStepEqualsTheScalarReference) {
                              .shifting = (group & 1) != 0};
         for (bool predictor : {false, true}) {
           for (bool gates : {false, true}) {
-            const std::string where =
+            ExpectStepEqualsScalar(
+                t, keys, predictor, gates, on,
                 absl::StrCat("coactivation ", coactivation, " group ", group, " predictor ",
-                             predictor, " gates ", gates, " on ", ChainStepTarget());
-            std::vector<uint64_t> next(on.size()), active(on.size()), gate(on.size());
-            std::vector<uint32_t> next_ids(n + kChainIdSlack, 7), active_ids(n + kChainIdSlack, 7),
-                gate_ids(n + kChainIdSlack, 7);
-            const StepCounts counts = StepToken(t, keys, predictor, gates, on.data(),
-                                                {.on = next.data(),
-                                                 .active = active.data(),
-                                                 .gate_only = gate.data(),
-                                                 .on_ids = next_ids.data(),
-                                                 .active_ids = active_ids.data(),
-                                                 .gate_only_ids = gate_ids.data()});
-            std::vector<uint64_t> want_next(on.size()), want_active(on.size()),
-                want_gate(on.size());
-            const size_t want_on = StepChainsScalar(t, keys, on.data(), want_next.data());
-            const SetCounts sets = DrawSetBitsScalar(t, keys, predictor, gates, want_next.data(),
-                                                     want_active.data(), want_gate.data());
-            ASSERT_EQ(next, want_next) << where;
-            ASSERT_EQ(active, want_active) << where;
-            ASSERT_EQ(gate, want_gate) << where;
-            ASSERT_EQ(counts.on, want_on) << where;
-            ASSERT_EQ(counts.active, sets.active) << where;
-            ASSERT_EQ(counts.gate_only, sets.gate_only) << where;
-            next_ids.resize(counts.on);
-            active_ids.resize(counts.active);
-            gate_ids.resize(counts.gate_only);
-            EXPECT_EQ(next_ids, IdsOf(want_next)) << where;
-            EXPECT_EQ(active_ids, IdsOf(want_active)) << where;
-            EXPECT_EQ(gate_ids, IdsOf(want_gate)) << where;
+                             predictor, " gates ", gates, " on ", ChainStepTarget()));
           }
         }
       }
