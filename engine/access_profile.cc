@@ -29,7 +29,7 @@ ActivationProfile ActivationProfile::OfGenerator(const ModelSpec& model) {
   return FromProbabilities(ExpectedActivity(model));
 }
 
-ActivationProfile ActivationProfile::FromProbabilities(const std::vector<float>& probability) {
+ActivationProfile ActivationProfile::FromProbabilities(std::vector<float> probability) {
   ActivationProfile p;
   p.counts_.reserve(probability.size());
   for (float q : probability) {
@@ -39,18 +39,21 @@ ActivationProfile ActivationProfile::FromProbabilities(const std::vector<float>&
     p.counts_.push_back(static_cast<uint32_t>(static_cast<double>(count) + 0.5));
   }
   p.tokens_ = 65535;
+  probability = std::vector<float>();  // its block is free for the ranking's
   p.Rank();
   return p;
 }
 
 void ActivationProfile::Rank() {
   // Counting sort by count (at most the token count): linear in the key space.
+  // The ranking is allocated first, so that it can take a block just freed
+  // (FromProbabilities') before the buckets split it.
+  ranked_.resize(counts_.size());
   uint32_t top = 0;
   for (uint32_t c : counts_) top = std::max(top, c);
   std::vector<size_t> start(static_cast<size_t>(top) + 2, 0);
   for (uint32_t c : counts_) ++start[top - c + 1];
   for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-  ranked_.resize(counts_.size());
   for (CacheKey k = 0; k < counts_.size(); ++k) ranked_[start[top - counts_[k]]++] = k;
 }
 

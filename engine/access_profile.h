@@ -28,8 +28,9 @@ class ActivationProfile {
   static absl::StatusOr<ActivationProfile> Collect(TokenSource& source,
                                                    const NeuronIndexer& indexer, AccessSet set);
   // From per-key activation probabilities (a generator's expected activity),
-  // quantized to 1/65535.
-  static ActivationProfile FromProbabilities(const std::vector<float>& probability);
+  // quantized to 1/65535. The probabilities are freed before the ranking is
+  // made, so that it takes their memory rather than fresh pages.
+  static ActivationProfile FromProbabilities(std::vector<float> probability);
   // The model generator's long-run activation probabilities (what profiling
   // very many generated tokens converges to).
   static ActivationProfile OfGenerator(const ModelSpec& model);
