@@ -2,9 +2,11 @@
 // sparse engine prints exactly the golden text for every strategy and for every
 // budget from all FFN bundles cached to none, reads with O_DIRECT (checked against
 // the kernel's count), and fails cleanly on an I/O error.
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "engine/real/tiny_generate.h"
 #include "engine/real/tiny_record.h"
@@ -115,6 +117,80 @@ TEST(TinyEngine, BudgetBelowTheResidentSetNamesBothSizes) {
   absl::StatusOr<TinyGenerateResult> r = GenerateTiny(Tiny().model, Tiny().tokenizer, o);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("resident set"), std::string::npos) << r.status();
+}
+
+// A llama2.c int8 file of the given shape: unit norms, small pseudo-random
+// weights with one scale per group.
+std::string SyntheticModelFile(const TinyConfig& c) {
+  std::string out(TinyModel::kHeaderBytes, '\0');
+  const uint32_t magic = 0x616b3432;
+  const int32_t version = 2;
+  const int32_t shape[7] = {c.dim, c.hidden, c.layers, c.heads, c.kv_heads, c.vocab, c.seq_len};
+  std::memcpy(out.data(), &magic, 4);
+  std::memcpy(out.data() + 4, &version, 4);
+  std::memcpy(out.data() + 8, shape, 28);
+  out[36] = 1;
+  std::memcpy(out.data() + 37, &c.group, 4);
+  auto floats = [&out](int64_t n, float v) {
+    for (int64_t i = 0; i < n; ++i) out.append(reinterpret_cast<const char*>(&v), 4);
+  };
+  uint32_t state = 12345;
+  auto tensor = [&](int64_t rows, int64_t cols) {
+    for (int64_t i = 0; i < rows * cols; ++i) {
+      state = state * 1664525u + 1013904223u;
+      out.push_back(static_cast<char>(static_cast<int>(state >> 24) - 128));
+    }
+    for (int64_t g = 0; g < rows * cols / c.group; ++g) floats(1, 0.002f * (1 + g % 7));
+  };
+  floats(2 * int64_t{c.layers} * c.dim + c.dim, 1.0f);
+  tensor(c.vocab, c.dim);
+  // wq, wk, wv, wo, w1, w2, w3, each layer by layer.
+  const std::pair<int, int> shapes[] = {{c.dim, c.dim},    {c.dim, c.dim},    {c.dim, c.dim},
+                                        {c.dim, c.dim},    {c.hidden, c.dim}, {c.dim, c.hidden},
+                                        {c.hidden, c.dim}};
+  for (auto [rows, cols] : shapes) {
+    for (int l = 0; l < c.layers; ++l) tensor(rows, cols);
+  }
+  return out;
+}
+
+// A model whose bundles are wider than a 4 KiB page (dim 704: 4,932 bytes with
+// two scale groups per row) decodes through the offloaded engine exactly as the
+// dense reference does: every buffer is sized from the header it matched.
+TEST(TinyEngine, BundlesWiderThanAPageDecodeAsTheDenseReference) {
+  const TinyConfig c{.dim = 704, .hidden = 352, .layers = 1, .heads = 4, .kv_heads = 4,
+                     .vocab = 300, .seq_len = 6, .shared_classifier = true, .group = 352};
+  const std::string bytes = SyntheticModelFile(c);
+  ASSERT_EQ(static_cast<int64_t>(bytes.size()), TinyModel::ExpectedFileBytes(c));
+  absl::StatusOr<TinyModel> model = TinyModel::Parse(bytes, "wide.bin");
+  ASSERT_TRUE(model.ok()) << model.status();
+  EXPECT_GT(model->bundle_bytes(), 4096);
+  EXPECT_EQ(model->bundle_stride() % 4096, 0);
+  EXPECT_GE(model->bundle_stride(), model->bundle_bytes());
+  std::string tokens_file(4, '\0');
+  const int32_t max_len = 8;
+  std::memcpy(tokens_file.data(), &max_len, 4);
+  for (int i = 0; i < c.vocab; ++i) {
+    const std::string piece = absl::StrCat("t", i);
+    const float score = 0;
+    const int32_t len = static_cast<int32_t>(piece.size());
+    tokens_file.append(reinterpret_cast<const char*>(&score), 4);
+    tokens_file.append(reinterpret_cast<const char*>(&len), 4);
+    tokens_file += piece;
+  }
+  absl::StatusOr<Tokenizer> tok = Tokenizer::Parse(tokens_file, c.vocab, "wide.tok");
+  ASSERT_TRUE(tok.ok()) << tok.status();
+  TinyForward dense(*model);
+  std::vector<int> want = {Tokenizer::kBos};
+  for (int pos = 0; pos < c.seq_len; ++pos) want.push_back(ArgMax(dense.DenseStep(want.back(), pos, nullptr)));
+  for (const char* strategy : {"powerinfer2", "llamacpp"}) {
+    TinyGenerateOptions o = Options(strategy, 0.25);
+    absl::StatusOr<TinyGenerateResult> r = GenerateTiny(*model, *tok, o);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ(r->output.tokens, want) << strategy;
+    EXPECT_GT(r->engine_read_bytes, 0);
+    EXPECT_EQ(r->engine_read_bytes % model->bundle_stride(), 0);
+  }
 }
 
 // trace record: the recorded trace holds the golden active sets.

@@ -12,7 +12,7 @@ namespace sparseflash {
 namespace {
 
 constexpr uint32_t kMagic = 0x616b3432;
-constexpr int kHeaderBytes = 256;
+
 constexpr float kKvScale = 8.0f / 127.0f;
 constexpr float kGateThreshold = 0.25f;
 
@@ -147,6 +147,14 @@ absl::StatusOr<TinyModel> TinyModel::Parse(const std::string& data, const std::s
                      c.dim, ", hidden ", c.hidden, ", heads ", c.heads, "/", c.kv_heads,
                      ", shared classifier ", int{shared}, ")"));
   }
+  if (const int64_t expected = ExpectedFileBytes(c);
+      expected != static_cast<int64_t>(data.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": the file does not match its header: it has ", data.size(),
+                     " bytes, and the header (dim ", c.dim, ", hidden_dim ", c.hidden,
+                     ", n_layers ", c.layers, ", vocab_size ", c.vocab, ", group_size ", group,
+                     ") describes ", expected));
+  }
   Reader r(data, path);
   r.Skip(kHeaderBytes);
   // Sizes in 64 bits: each shape value may be up to 2^20.
@@ -183,17 +191,32 @@ absl::StatusOr<TinyModel> TinyModel::Parse(const std::string& data, const std::s
   return m;
 }
 
-int64_t TinyModel::bundle_bytes() const { return c_.dim + 4 + c_.dim + int64_t{4} * c_.dim; }
+int64_t TinyModel::ExpectedFileBytes(const TinyConfig& c) {
+  // Each tensor: int8 values and a float scale per group. In doubles (exact
+  // below 2^53), so a header of huge values cannot overflow the sum.
+  auto tensor = [&c](double rows, int cols) { return rows * (cols + 4.0 * (cols / c.group)); };
+  const double norms = (2.0 * c.layers * c.dim + c.dim) * 4;
+  const double per_layer = 4 * tensor(c.dim, c.dim) + 3 * tensor(c.hidden, c.dim);
+  const double bytes = kHeaderBytes + norms + tensor(c.vocab, c.dim) + c.layers * per_layer;
+  return bytes < 0x1p62 ? static_cast<int64_t>(bytes) : INT64_MAX;
+}
+
+int64_t TinyModel::up_bytes() const { return c_.dim + int64_t{4} * (c_.dim / c_.group); }
+
+int64_t TinyModel::bundle_bytes() const { return up_bytes() + c_.dim + int64_t{4} * c_.dim; }
+
+int64_t TinyModel::bundle_stride() const {
+  return (bundle_bytes() + kTinyFlashAlignment - 1) / kTinyFlashAlignment * kTinyFlashAlignment;
+}
 
 void TinyModel::WriteBundle(int layer, int neuron, uint8_t* out) const {
   const int dim = c_.dim, hidden = c_.hidden, group = c_.group;
   const QTensor& up = w3[layer];
   const QTensor& down = w2[layer];
   std::memcpy(out, up.q.data() + size_t(neuron) * dim, dim);
-  const float up_scale = up.s[size_t(neuron) * dim / group];
-  std::memcpy(out + dim, &up_scale, 4);
-  int8_t* down_q = reinterpret_cast<int8_t*>(out + dim + 4);
-  float* down_s = reinterpret_cast<float*>(out + 2 * dim + 4);
+  std::memcpy(out + dim, up.s.data() + size_t(neuron) * dim / group, 4 * size_t(dim / group));
+  int8_t* down_q = reinterpret_cast<int8_t*>(out + up_bytes());
+  float* down_s = reinterpret_cast<float*>(out + up_bytes() + dim);
   for (int j = 0; j < dim; ++j) {
     down_q[j] = down.q[size_t(j) * hidden + neuron];
     const float s = down.s[(size_t(j) * hidden + neuron) / group];
@@ -285,11 +308,14 @@ std::vector<uint32_t> TinyForward::FinishFfn(int l, const std::vector<uint32_t>&
   for (size_t k = 0; k < neurons.size(); ++k) {
     const uint8_t* b = bundles[k];
     const int8_t* up = reinterpret_cast<const int8_t*>(b);
-    float up_scale;
-    std::memcpy(&up_scale, b + dim, 4);
-    int32_t isum = 0;  // dim is one group of the activation
-    for (int i = 0; i < dim; ++i) isum += int32_t{up[i]} * f_.q[i];
-    const float u = static_cast<float>(isum) * up_scale * f_.s[0];
+    float u = 0;
+    for (int g = 0; g < dim / group; ++g) {
+      float up_scale;
+      std::memcpy(&up_scale, b + dim + 4 * g, 4);
+      int32_t isum = 0;
+      for (int i = g * group; i < (g + 1) * group; ++i) isum += int32_t{up[i]} * f_.q[i];
+      u += static_cast<float>(isum) * up_scale * f_.s[g];
+    }
     const uint32_t n = neurons[k];
     h[n] = std::max(0.0f, g_[n] - kGateThreshold) * u;
     if (h[n] != 0.0f) active.push_back(n);
@@ -302,7 +328,7 @@ std::vector<uint32_t> TinyForward::FinishFfn(int l, const std::vector<uint32_t>&
   std::vector<const uint8_t*> by_neuron(c.hidden, nullptr);
   for (size_t k = 0; k < neurons.size(); ++k) by_neuron[neurons[k]] = bundles[k];
   for (uint32_t n : active) {
-    const int8_t* down = reinterpret_cast<const int8_t*>(by_neuron[n] + dim + 4);
+    const int8_t* down = reinterpret_cast<const int8_t*>(by_neuron[n] + m_.up_bytes());
     for (int j = 0; j < dim; ++j)
       isum[size_t(j) * groups + n / group] += int32_t{down[j]} * hq.q[n];
   }

@@ -15,6 +15,9 @@
 
 namespace sparseflash {
 
+// O_DIRECT's alignment of the model's flash file.
+inline constexpr int64_t kTinyFlashAlignment = 4096;
+
 struct TinyConfig {
   int dim = 0, hidden = 0, layers = 0, heads = 0, kv_heads = 0, vocab = 0, seq_len = 0;
   bool shared_classifier = true;
@@ -36,12 +39,22 @@ class TinyModel {
   // The same from the file's bytes; `origin` names it in errors.
   static absl::StatusOr<TinyModel> Parse(const std::string& data, const std::string& origin);
 
+  // The size of the file a header describes (header, norms, every tensor),
+  // for a shape that passed the header's checks (each value at most 2^20).
+  static int64_t ExpectedFileBytes(const TinyConfig& config);
+  static constexpr int kHeaderBytes = 256;
+
   const TinyConfig& config() const { return c_; }
   int64_t file_bytes() const { return file_bytes_; }
-  // The flash bundle of FFN neuron `i` of `layer`: up row i (W3) and down column
-  // i (W2) with their scales, kNeuronBundleBytes long.
+  // The flash bundle of FFN neuron `i` of `layer`: up row i (W3) with its
+  // dim / group scales, then down column i (W2) with a scale per value;
+  // bundle_bytes() long. Every size follows from the header the file matched.
   void WriteBundle(int layer, int neuron, uint8_t* out) const;
+  int64_t up_bytes() const;  // the up row and its scales, where the down column starts
   int64_t bundle_bytes() const;
+  // A bundle's place on flash: bundle_bytes() padded to kTinyFlashAlignment,
+  // so O_DIRECT reads of whole bundles land aligned.
+  int64_t bundle_stride() const;
 
   // Weights, public for the forward pass.
   std::vector<float> att_norm, ffn_norm, final_norm;  // layers x dim, layers x dim, dim

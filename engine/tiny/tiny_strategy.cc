@@ -35,7 +35,7 @@ constexpr Flavor kFlavors[] = {
 absl::Status WriteTinyFlashFile(const TinyModel& model, const std::string& path) {
   absl::StatusOr<std::unique_ptr<AtomicFile>> file = AtomicFile::Create(path);
   if (!file.ok()) return file.status();
-  std::vector<uint8_t> page(kTinyBundleStride);
+  std::vector<uint8_t> page(model.bundle_stride());
   for (int l = 0; l < model.config().layers; ++l) {
     for (int n = 0; n < model.config().hidden; ++n) {
       std::fill(page.begin(), page.end(), 0);
@@ -71,10 +71,12 @@ absl::StatusOr<std::unique_ptr<TinyStrategy>> TinyStrategy::Create(const TinyMod
   const TinyConfig& c = model.config();
   const int64_t bundle = model.bundle_bytes();
   const int64_t neurons = int64_t{c.layers} * c.hidden;
-  // Resident: every weight but the up/down bundles, the int8 KV cache, staging.
-  const int64_t resident = model.file_bytes() - neurons * bundle +
+  // Resident: every weight of the file but the up and down matrices (int8 with
+  // a float scale per group), the int8 KV cache, staging.
+  const int64_t up_down_file_bytes = neurons * 2 * (c.dim + int64_t{4} * c.dim / c.group);
+  const int64_t resident = model.file_bytes() - up_down_file_bytes +
                            int64_t{2} * c.layers * c.seq_len * c.dim +
-                           int64_t{c.hidden} * kTinyBundleStride;
+                           int64_t{c.hidden} * model.bundle_stride();
   int64_t cache_bytes = 0;
   if (o.strategy == "in_memory") {
     cache_bytes = neurons * bundle;
@@ -110,7 +112,7 @@ absl::Status TinyStrategy::Init(int64_t cache_bytes, const std::string& policy) 
   const uint32_t neurons = c.layers * c.hidden;
   slots_ = cache_bytes / bundle;
   arena_ = AlignedAlloc(slots_ * bundle);
-  staging_ = AlignedAlloc(int64_t{c.hidden} * kTinyBundleStride);
+  staging_ = AlignedAlloc(int64_t{c.hidden} * model_.bundle_stride());
   if (arena_ == nullptr || staging_ == nullptr) {
     return absl::ResourceExhaustedError("cannot allocate the neuron cache arena");
   }
@@ -179,14 +181,14 @@ void TinyStrategy::PlanFfn(int layer, WorkPlan* plan) {
     if (cache_->Lookup(key)) {
       bundles_[k] = arena_ + int64_t{slot_of_key_[key]} * bundle;
     } else {
-      bundles_[k] = staging_ + int64_t(missing_.size()) * kTinyBundleStride;
-      target->offsets.push_back(int64_t{key} * kTinyBundleStride);
+      bundles_[k] = staging_ + int64_t(missing_.size()) * model_.bundle_stride();
+      target->offsets.push_back(int64_t{key} * model_.bundle_stride());
       missing_.push_back(key);
     }
   }
   NodeId read = kNoNode;
   if (!missing_.empty()) {
-    read = plan->Read({.request_bytes = kTinyBundleStride,
+    read = plan->Read({.request_bytes = model_.bundle_stride(),
                        .count = static_cast<int32_t>(missing_.size()),
                        .max_in_flight = o_.io_depth,
                        .target = target});
@@ -205,7 +207,7 @@ void TinyStrategy::Admit(int layer) {
     if (!cache_->Contains(key) || slot_of_key_[key] >= 0) continue;
     slot_of_key_[key] = free_slots_.back();
     free_slots_.pop_back();
-    std::memcpy(arena_ + int64_t{slot_of_key_[key]} * bundle, staging_ + j * kTinyBundleStride,
+    std::memcpy(arena_ + int64_t{slot_of_key_[key]} * bundle, staging_ + j * model_.bundle_stride(),
                 bundle);
   }
 }

@@ -19,8 +19,7 @@
 
 namespace sparseflash {
 
-// Bundles on flash, (layer, neuron) order, each padded to kTinyBundleStride.
-constexpr int64_t kTinyBundleStride = 4096;
+// Bundles on flash, (layer, neuron) order, each padded to the model's bundle_stride().
 absl::Status WriteTinyFlashFile(const TinyModel& model, const std::string& path);
 
 struct TinyStrategyOptions {
@@ -71,7 +70,7 @@ class TinyStrategy : public Strategy {
   MemoryPlan memory_;
   int64_t slots_ = 0;
   uint8_t* arena_ = nullptr;    // slots_ bundles
-  uint8_t* staging_ = nullptr;  // one layer's reads, kTinyBundleStride apart (O_DIRECT aligned)
+  uint8_t* staging_ = nullptr;  // one layer's reads, bundle_stride() apart (O_DIRECT aligned)
   std::vector<int32_t> slot_of_key_;
   std::vector<int32_t> free_slots_;
   // The step in progress.
