@@ -48,6 +48,37 @@ TEST(DeviceCatalog, BadProfileNamesField) {
   EXPECT_NE(d.status().message().find("flash.points[0].throughput_mb_s"), std::string::npos);
 }
 
+// A rate a simulation cannot finish with (1 byte/s) is refused with its field,
+// its unit and the physical range, as are powers, each under its own name.
+TEST(DeviceCatalog, RatesAndPowersOutsideTheirPhysicalRangeNameTheFieldAndUnit) {
+  DeviceProfile d = *BuiltinDevices().Find("oneplus12");
+  d.dram.cpu_bytes_per_s = 1;  // cpu_gb_s: 1e-9
+  absl::Status s = d.Validate("slow.textproto");
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("'dram.cpu_gb_s'"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("GB/s"), std::string::npos) << s;
+  d = *BuiltinDevices().Find("oneplus12");
+  d.cores[0].gemv_bytes_per_s = 10;
+  EXPECT_NE(d.Validate("x").message().find("cores[0].gemv_gb_s"), std::string::npos);
+  d = *BuiltinDevices().Find("oneplus12");
+  d.flash.points[0].throughput_bytes_per_s = 100;
+  EXPECT_NE(d.Validate("x").message().find("MB/s"), std::string::npos);
+  struct Case {
+    const char* field;
+    double* (*power)(DeviceProfile&);
+  };
+  for (const Case& c : {Case{"'flash.active_w'", [](DeviceProfile& p) { return &p.flash.active_w; }},
+                        Case{"'npu.active_w'", [](DeviceProfile& p) { return &p.npu.active_w; }},
+                        Case{"'base_w'", [](DeviceProfile& p) { return &p.base_w; }}}) {
+    d = *BuiltinDevices().Find("oneplus12");
+    *c.power(d) = 5000;
+    EXPECT_NE(d.Validate("x").message().find(c.field), std::string::npos) << c.field;
+  }
+  for (const std::string& name : BuiltinDevices().Names()) {
+    EXPECT_TRUE(BuiltinDevices().Find(name)->Validate(name).ok()) << name;
+  }
+}
+
 TEST(DeviceCatalog, ReadAheadAndLargestRequestDefaultToLinuxAndRoundTrip) {
   const DeviceProfile m1 = *BuiltinDevices().Find("m1max");
   EXPECT_EQ(m1.flash.read_ahead_kb, kDefaultReadAheadKb) << "not stated: Linux's 128 KiB";

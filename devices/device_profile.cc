@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -68,17 +70,45 @@ DeviceProfile DeviceProfile::ForScatterSpan(int64_t bytes) const {
 // A number (NaN fails) in [lo, hi].
 static bool In(double v, double lo, double hi) { return v >= lo && v <= hi; }
 
-constexpr double kMaxRate = 1e14;  // bytes or operations per second: 100 TB/s
+// A field's physical range in the unit the profile states it in: `scale` base
+// units (bytes/s, operations/s, ns, bytes) per stated unit.
+struct Range {
+  double lo, hi;  // in base units
+  double scale;
+  const char* unit;
+};
+// Far outside any real part, but inside what a simulation of one can finish
+// (a rate of 1 byte/s overflows simulated time): no phone's flash reads under
+// 10 kB/s, no core or memory streams under 1 MB/s. The upper ends are wide
+// (100 TB/s): tests make a unit all but free to isolate another.
+constexpr Range kFlashRate{1e4, 1e14, 1e6, "MB/s"};
+constexpr Range kGemvRate{1e6, 1e14, 1e9, "GB/s"};
+constexpr Range kDramRate{1e7, 1e14, 1e9, "GB/s"};
+constexpr Range kCoreOps{1e6, 1e17, 1e9, "GOPS"};
+constexpr Range kNpuOps{1e9, 1e19, 1e12, "TOPS"};
+constexpr Range kOverhead{0, 1e9, 1e3, "us"};
+constexpr Range kPower{0, 1000, 1, "W"};
+constexpr Range kMemory{double(int64_t{1} << 20), double(int64_t{1} << 50), 1, "bytes"};
+
+// `v` within `r`, or 0 when `zero_ok` (not stated).
+static absl::Status CheckRange(const std::string& origin, const std::string& field, double v,
+                               const Range& r, bool zero_ok = false) {
+  if (In(v, r.lo, r.hi) || (zero_ok && v == 0)) return absl::OkStatus();
+  return Bad(origin, field,
+             absl::StrCat(v / r.scale, " ", r.unit, " is outside [", r.lo / r.scale, ", ",
+                          r.hi / r.scale, "] ", r.unit, zero_ok ? " (or 0: not stated)" : ""));
+}
 
 // A core's (or one of its formats') kernel rates, named under `field`.
 static absl::Status CheckKernelRates(const std::string& origin, const std::string& field,
                                      double gemv, double dense, double alone, double dense_alone) {
-  if (!In(gemv, 1, kMaxRate)) return Bad(origin, field + ".gemv_gb_s", "must be > 0");
-  if (dense != 0 && !In(dense, 1, kMaxRate)) {
-    return Bad(origin, field + ".dense_gemv_gb_s", "must be > 0, or 0 (not stated)");
-  }
-  if (!In(alone, 0, kMaxRate) || !In(dense_alone, 0, kMaxRate)) {
-    return Bad(origin, field + ".gemv_alone_gb_s", "alone rates must be >= 0 (0: not stated)");
+  for (auto [name, v, zero_ok] : {std::tuple{".gemv_gb_s", gemv, false},
+                                  std::tuple{".dense_gemv_gb_s", dense, true},
+                                  std::tuple{".gemv_alone_gb_s", alone, true},
+                                  std::tuple{".dense_gemv_alone_gb_s", dense_alone, true}}) {
+    if (absl::Status s = CheckRange(origin, field + name, v, kGemvRate, zero_ok); !s.ok()) {
+      return s;
+    }
   }
   return absl::OkStatus();
 }
@@ -95,16 +125,17 @@ static absl::Status CheckScatterSpan(const std::string& origin, const std::strin
     return Bad(origin, field + ".wide_span_mib",
                "must be larger than span_mib, which must be stated with it");
   }
-  if (!In(s.wide_gemv_bytes_per_s, 1, kMaxRate) ||
-      !In(s.wide_gemv_alone_bytes_per_s, 0, kMaxRate)) {
-    return Bad(origin, field + ".wide_gemv_gb_s", "must be > 0 with wide_span_mib");
+  if (absl::Status st = CheckRange(origin, field + ".wide_gemv_gb_s", s.wide_gemv_bytes_per_s,
+                                   kGemvRate);
+      !st.ok()) {
+    return st;
   }
-  return absl::OkStatus();
+  return CheckRange(origin, field + ".wide_gemv_alone_gb_s", s.wide_gemv_alone_bytes_per_s,
+                    kGemvRate, /*zero_ok=*/true);
 }
 
 absl::Status DeviceProfile::Validate(const std::string& origin) const {
   if (name.empty()) return Bad(origin, "name", "must be set");
-  constexpr double kMaxOverheadNs = 1e9;
   bool random = false, sequential = false;
   for (size_t i = 0; i < flash.points.size(); ++i) {
     const FlashPoint& p = flash.points[i];
@@ -112,8 +143,10 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
     if (p.request_bytes <= 0 || p.request_bytes > (int64_t{1} << 32)) {
       return Bad(origin, field + ".request_bytes", "must be in (0, 4 GiB]");
     }
-    if (!In(p.throughput_bytes_per_s, 1, kMaxRate)) {
-      return Bad(origin, field + ".throughput_mb_s", "must be in (0, 1e8] MB/s");
+    if (absl::Status s = CheckRange(origin, field + ".throughput_mb_s",
+                                    p.throughput_bytes_per_s, kFlashRate);
+        !s.ok()) {
+      return s;
     }
     if (p.queue_depth < 0 || p.queue_depth > 65536) {
       return Bad(origin, field + ".queue_depth", "must be in [0, 65536]");
@@ -129,9 +162,9 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
   if (!In(flash.multi_issuer_penalty, 0, 0.999)) {
     return Bad(origin, "flash.multi_issuer_penalty", "must be in [0, 1)");
   }
-  if (!In(flash.submit_overhead_ns, 0, kMaxOverheadNs) ||
-      !In(flash.resubmit_gap_ns, 0, kMaxOverheadNs)) {
-    return Bad(origin, "flash.submit_overhead_us", "overheads must be in [0, 1 s]");
+  for (auto [name, v] : {std::pair{"flash.submit_overhead_us", flash.submit_overhead_ns},
+                         std::pair{"flash.resubmit_gap_us", flash.resubmit_gap_ns}}) {
+    if (absl::Status s = CheckRange(origin, name, v, kOverhead); !s.ok()) return s;
   }
   if (flash.read_ahead_kb < 4 || flash.read_ahead_kb > (1 << 20) || flash.read_ahead_kb % 4 != 0) {
     return Bad(origin, "flash.read_ahead_kb", "must be a multiple of 4 in [4, 1048576] KiB");
@@ -154,8 +187,10 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
         !s.ok()) {
       return s;
     }
-    if (!In(c.dense_ops_per_s, 1, kMaxRate))
-      return Bad(origin, field + ".dense_gops", "must be > 0");
+    if (absl::Status s = CheckRange(origin, field + ".dense_gops", c.dense_ops_per_s, kCoreOps);
+        !s.ok()) {
+      return s;
+    }
     for (size_t j = 0; j < c.kernel_rates.size(); ++j) {
       const KernelRateSpec& k = c.kernel_rates[j];
       const std::string at = absl::StrCat(field, ".kernel_rates[", j, "]");
@@ -172,52 +207,65 @@ absl::Status DeviceProfile::Validate(const std::string& origin) const {
         return s;
       }
       if (absl::Status s = CheckScatterSpan(origin, at, k.span); !s.ok()) return s;
-      if (!In(k.call_ns, 0, kMaxOverheadNs)) {
-        return Bad(origin, at + ".call_us", "must be in [0, 1 s]");
+      if (absl::Status s = CheckRange(origin, at + ".call_us", k.call_ns, kOverhead); !s.ok()) {
+        return s;
       }
     }
     if (!In(c.io_issue_factor, 1e-3, 1e3)) {
       return Bad(origin, field + ".io_issue_factor", "must be in [0.001, 1000]");
     }
-    if (!In(c.task_dispatch_ns, 0, kMaxOverheadNs)) {
-      return Bad(origin, field + ".task_dispatch_us", "must be in [0, 1 s]");
+    for (auto [name, v] : {std::pair{".task_dispatch_us", c.task_dispatch_ns},
+                           std::pair{".queued_task_us", c.queued_task_ns.value_or(0)},
+                           std::pair{".idle_wake_us", c.idle_wake_ns},
+                           std::pair{".idle_window_us", c.idle_window_ns}}) {
+      if (absl::Status s = CheckRange(origin, field + name, v, kOverhead); !s.ok()) return s;
     }
-    if (c.queued_task_ns && !In(*c.queued_task_ns, 0, kMaxOverheadNs)) {
-      return Bad(origin, field + ".queued_task_us", "must be in [0, 1 s]");
-    }
-    if (!In(c.idle_wake_ns, 0, kMaxOverheadNs)) {
-      return Bad(origin, field + ".idle_wake_us", "must be in [0, 1 s]");
-    }
-    if (!In(c.idle_window_ns, 0, kMaxOverheadNs)) {
-      return Bad(origin, field + ".idle_window_us", "must be in [0, 1 s]");
+    if (absl::Status s = CheckRange(origin, field + ".active_w", c.active_w, kPower); !s.ok()) {
+      return s;
     }
   }
-  if (!In(dram.cpu_bytes_per_s, 1, kMaxRate)) return Bad(origin, "dram.cpu_gb_s", "must be > 0");
-  for (double rate : {dram.npu_bytes_per_s, dram.combined_bytes_per_s, dram.rewrite_bytes_per_s}) {
-    if (!In(rate, 0, kMaxRate)) {
-      return Bad(origin, "dram", "npu_gb_s, combined_gb_s and rewrite_gb_s must be in [0, 1e5]");
+  if (absl::Status s = CheckRange(origin, "dram.cpu_gb_s", dram.cpu_bytes_per_s, kDramRate);
+      !s.ok()) {
+    return s;
+  }
+  for (auto [name, v] : {std::pair{"dram.npu_gb_s", dram.npu_bytes_per_s},
+                         std::pair{"dram.combined_gb_s", dram.combined_bytes_per_s},
+                         std::pair{"dram.rewrite_gb_s", dram.rewrite_bytes_per_s}}) {
+    if (absl::Status s = CheckRange(origin, name, v, kDramRate, /*zero_ok=*/true); !s.ok()) {
+      return s;
     }
   }
-  if (dram.app_available_bytes <= 0) {
-    return Bad(origin, "dram.app_available_bytes", "must be > 0");
+  if (absl::Status s = CheckRange(origin, "dram.app_available_bytes",
+                                  static_cast<double>(dram.app_available_bytes), kMemory);
+      !s.ok()) {
+    return s;
   }
-  if (npu.present && !In(npu.dense_ops_per_s, 1, kMaxRate * 100)) {
-    return Bad(origin, "npu.dense_tops", "must be > 0 when the NPU is present");
+  if (absl::Status s = CheckRange(origin, "dram.capacity_bytes",
+                                  static_cast<double>(dram.capacity_bytes), kMemory,
+                                  /*zero_ok=*/true);
+      !s.ok()) {
+    return s;
+  }
+  if (npu.present) {
+    if (absl::Status s = CheckRange(origin, "npu.dense_tops", npu.dense_ops_per_s, kNpuOps);
+        !s.ok()) {
+      return s;
+    }
   }
   if (dram.page_cache != "lru" && dram.page_cache != "mglru") {
     return Bad(origin, "dram.page_cache", "must be \"lru\" or \"mglru\"");
   }
-  for (double w : {base_w, flash.active_w, npu.active_w}) {
-    if (!In(w, 0, 1000)) return Bad(origin, "base_w", "powers must be in [0, 1000] W");
-  }
-  for (const CoreClassSpec& c : cores) {
-    if (!In(c.active_w, 0, 1000)) return Bad(origin, "cores.active_w", "must be in [0, 1000] W");
+  for (auto [name, w] : {std::pair{"base_w", base_w}, std::pair{"flash.active_w", flash.active_w},
+                         std::pair{"npu.active_w", npu.active_w}}) {
+    if (absl::Status s = CheckRange(origin, name, w, kPower); !s.ok()) return s;
   }
   if (!In(dram.energy_joules_per_byte, 0, 1e-6)) {
     return Bad(origin, "dram.energy_pj_per_byte", "must be in [0, 1e6] pJ");
   }
-  if (!In(npu.launch_overhead_ns, 0, kMaxOverheadNs)) {
-    return Bad(origin, "npu.launch_overhead_us", "must be in [0, 1 s]");
+  if (absl::Status s =
+          CheckRange(origin, "npu.launch_overhead_us", npu.launch_overhead_ns, kOverhead);
+      !s.ok()) {
+    return s;
   }
   return absl::OkStatus();
 }

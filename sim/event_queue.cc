@@ -10,7 +10,10 @@ namespace sparseflash {
 
 void EventQueue::At(Nanos at, Callback fn, const char* label) {
   SF_CHECK(at >= now_);  // events cannot be scheduled in the past
-  if (at < now_) at = now_;
+  if (at > kTimeHorizon) {
+    overflowed_ = true;
+    return;
+  }
   uint32_t slot;
   if (!free_.empty()) {
     slot = free_.back();

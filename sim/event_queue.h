@@ -20,7 +20,8 @@ class EventQueue {
   using Callback = std::function<void()>;
 
   Nanos now() const { return now_; }
-  // Schedules `fn` at `at` (not before now). `label` is for the log only.
+  // Schedules `fn` at `at` (not before now). `label` is for the log only. An
+  // event past kTimeHorizon is dropped and marks the queue overflowed.
   void At(Nanos at, Callback fn, const char* label = "");
   void After(Nanos delay, Callback fn, const char* label = "") {
     At(now_ + delay, std::move(fn), label);
@@ -33,6 +34,9 @@ class EventQueue {
   // Time of the next event (now when there is none).
   Nanos next_time() const { return heap_.empty() ? now_ : heap_.front().at; }
   uint64_t events_run() const { return events_run_; }
+  // Whether an event was asked for past kTimeHorizon (simulated time would
+  // have overflowed): the run cannot finish and is an error.
+  bool overflowed() const { return overflowed_; }
   void EnableLog() { log_enabled_ = true; }
   // "time label" lines, one per event run.
   const std::vector<std::string>& log() const { return log_; }
@@ -57,6 +61,7 @@ class EventQueue {
   std::vector<Pending> pending_;  // the callbacks, by slot
   std::vector<uint32_t> free_;    // slots whose events have run
   bool log_enabled_ = false;
+  bool overflowed_ = false;
   std::vector<std::string> log_;
 };
 

@@ -1,5 +1,7 @@
 #include "sim/event_queue.h"
 
+#include <cmath>
+
 #include "gtest/gtest.h"
 
 namespace sparseflash {
@@ -50,6 +52,26 @@ TEST(EventQueue, IdenticalInputsGiveIdenticalLogs) {
   };
   EXPECT_EQ(run(), run());
   EXPECT_EQ(run().front(), "0 compute");
+}
+
+// Simulated time past the horizon is an error the run reports, never a wrap
+// of 64 bits or an abort: the event is dropped and the queue says so.
+TEST(EventQueue, AnEventPastTheHorizonMarksTheQueueOverflowed) {
+  EventQueue q;
+  int ran = 0;
+  q.After(TransferTime(1e30, 1), [&ran] { ++ran; });  // held to the horizon
+  q.Run();
+  EXPECT_EQ(ran, 1);
+  EXPECT_FALSE(q.overflowed());
+  EXPECT_EQ(q.now(), kTimeHorizon);
+  q.After(Seconds(1), [&ran] { ++ran; });
+  q.Run();
+  EXPECT_EQ(ran, 1);
+  EXPECT_TRUE(q.overflowed());
+  EXPECT_EQ(TransferTime(1, 0), kTimeHorizon);
+  EXPECT_EQ(CeilNanos(std::nan("")), kTimeHorizon);
+  EXPECT_EQ(CeilNanos(-5), Nanos{});
+  EXPECT_EQ(CeilNanos(2.1), Nanos{3});
 }
 
 }  // namespace

@@ -146,7 +146,7 @@ void SimFlashDevice::Reschedule() {
     if (soonest < 0 || t < soonest) soonest = t;
   }
   const uint64_t generation = generation_;
-  const Nanos at = queue_->now() + Nanos{static_cast<int64_t>(std::ceil(soonest * 1e9))};
+  const Nanos at = queue_->now() + CeilNanos(soonest * 1e9);
   queue_->At(
       at, [this, generation] { OnEvent(generation); }, "flash");
 }
@@ -233,7 +233,7 @@ void SimFlashDevice::OnEvent(uint64_t generation) {
     if (resubmit_gap_ns_ > 0 && turns > 0) {
       const uint64_t tag = b.read.tag;
       queue_->After(
-          Nanos{static_cast<int64_t>(turns * resubmit_gap_ns_)},
+          CeilNanos(turns * resubmit_gap_ns_),
           [this, tag] { sink_->OnReadDone(tag, true); }, "flash resubmit gaps");
     } else {
       sink_->OnReadDone(b.read.tag, true);

@@ -130,6 +130,12 @@ absl::StatusOr<SimulationResult> Simulate(const SimulationConfig& c) {
   }
   if (c.timeline) c.timeline->SetStepSource(nullptr);  // the engine goes away
   if (!engine.status().ok()) return engine.status();
+  if (queue.overflowed()) {
+    return absl::OutOfRangeError(absl::StrCat(
+        "simulated time passed ", kTimeHorizon.seconds() / (365.25 * 86400), " years at token ",
+        engine.record().tokens.size(), " of ", tokens, " on device '", c.device.name,
+        "': a rate in its profile is too low for this model to be simulated"));
+  }
   if (!engine.finished()) return absl::InternalError("simulation stalled: no event left");
   result.record = engine.record();
   result.events = queue.events_run();

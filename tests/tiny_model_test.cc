@@ -2,7 +2,9 @@
 // data/: exact tokens and text, and at least 99 % of the active sets.
 #include "engine/tiny/tiny_model.h"
 
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "absl/strings/str_split.h"
@@ -109,6 +111,28 @@ TEST(TinyModel, DamagedFilesNameTheFileAndField) {
   m = TinyModel::Load(path);
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("does not match"), std::string::npos);
+  // A NaN where the first attention norm weight is.
+  bad = data;
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::memcpy(bad.data() + TinyModel::kHeaderBytes, &nan, sizeof nan);
+  write(bad);
+  m = TinyModel::Load(path);
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("attention norms value 0"), std::string::npos)
+      << m.status();
+  EXPECT_NE(m.status().message().find("not finite"), std::string::npos) << m.status();
+}
+
+// Found by fuzz_tiny_model: finite weights can overflow an activation to NaN,
+// which must quantize to 0 instead of an undefined float-to-int8 cast.
+TEST(TinyModel, ANaNActivationQuantizesToZero) {
+  std::vector<float> v(8, 1.0f);
+  v[3] = std::numeric_limits<float>::quiet_NaN();
+  v[5] = std::numeric_limits<float>::infinity();
+  const QVector q = Quantize(v, 8);
+  EXPECT_EQ(q.q[3], 0);
+  EXPECT_EQ(q.q[5], 127);
+  EXPECT_EQ(q.q[0], 127);
 }
 
 }  // namespace

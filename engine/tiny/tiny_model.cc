@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "common/files.h"
@@ -28,6 +29,16 @@ class Reader {
     }
     out->resize(count);
     std::memcpy(out->data(), data_.data() + pos_, bytes);
+    if constexpr (std::is_floating_point_v<T>) {
+      // A NaN or infinite scale or norm weight poisons every activation after it.
+      for (size_t i = 0; i < count; ++i) {
+        if (!std::isfinite((*out)[i])) {
+          return absl::InvalidArgumentError(absl::StrCat(path_, ": ", what, " value ", i,
+                                                         " (at byte ", pos_ + i * sizeof(T),
+                                                         ") is ", (*out)[i], ", not finite"));
+        }
+      }
+    }
     pos_ += bytes;
     return absl::OkStatus();
   }
@@ -46,9 +57,11 @@ class Reader {
   size_t pos_ = 0;
 };
 
-// Round half away from zero.
+// Round half away from zero. Finite weights can still overflow an activation
+// to infinity and then NaN; a NaN quantizes to 0 rather than to an undefined cast.
 int8_t QuantizeOne(float v, float scale) {
   const float r = std::round(v / scale);
+  if (std::isnan(r)) return 0;
   return static_cast<int8_t>(std::clamp(r, -128.0f, 127.0f));
 }
 
